@@ -1,0 +1,84 @@
+// `npm test`: type check, lint, Vitest, then Playwright in a system Chromium. Runs every
+// step even after a failure, so one run shows everything, and ends with one line
+// "N passed, M failed" summing all suites (type check and lint count one check each).
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { chromiumMissingMessage } from './chromium.mjs';
+
+const reports = '.reports';
+rmSync(reports, { recursive: true, force: true });
+mkdirSync(reports, { recursive: true });
+
+let passed = 0;
+let failed = 0;
+const failures = [];
+
+function run(label, command, args, env = {}) {
+  console.log(`\n=== ${label}: ${command} ${args.join(' ')}`);
+  const r = spawnSync(command, args, { stdio: 'inherit', env: { ...process.env, ...env } });
+  return r.status === 0;
+}
+
+function check(label, command, args) {
+  if (run(label, command, args)) passed++;
+  else {
+    failed++;
+    failures.push(label);
+  }
+}
+
+function readJson(path) {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+check('type check (console)', 'npx', ['tsc', '-p', 'tsconfig.app.json']);
+check('type check (service, tests, tools)', 'npx', ['tsc', '-p', 'tsconfig.node.json']);
+check('lint', 'npx', ['eslint', '--max-warnings', '0', '.']);
+
+const vitestOk = run('unit and service tests (Vitest)', 'npx', [
+  'vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${reports}/vitest.json`,
+]);
+const v = readJson(`${reports}/vitest.json`);
+if (v) {
+  passed += v.numPassedTests;
+  failed += v.numFailedTests;
+  if (v.numTotalTests === 0) {
+    failed++;
+    failures.push('Vitest ran no test');
+  }
+}
+if (!vitestOk && (!v || v.numFailedTests === 0)) {
+  failed++;
+  failures.push('Vitest (suite error)');
+} else if (!vitestOk) failures.push('Vitest');
+
+const missing = chromiumMissingMessage();
+if (missing) {
+  console.error(`\n${missing}`);
+  failed++;
+  failures.push('end-to-end tests (no Chromium)');
+} else {
+  const e2eOk = run('end-to-end tests (Playwright, Chromium)', 'npx', ['playwright', 'test'], { CI: '1' });
+  const p = readJson(`${reports}/playwright.json`);
+  const s = p?.stats;
+  if (s) {
+    passed += s.expected + (s.flaky ?? 0);
+    failed += s.unexpected;
+    if (s.expected + s.unexpected + (s.flaky ?? 0) === 0) {
+      failed++;
+      failures.push('Playwright ran no test');
+    }
+  }
+  if (!e2eOk && (!s || s.unexpected === 0)) {
+    failed++;
+    failures.push('Playwright (run error)');
+  } else if (!e2eOk) failures.push('Playwright');
+}
+
+if (failures.length) console.log(`\nFailed: ${failures.join('; ')}`);
+console.log(`\n${passed} passed, ${failed} failed`);
+process.exit(failed === 0 && existsSync(reports) ? 0 : 1);

@@ -1,0 +1,53 @@
+/** RFC 9457 problem details, as the platform API sends them (API.md section 4). */
+
+export const PROBLEM_CODES = {
+  invalid_request: { status: 400, title: 'Invalid Request' },
+  missing_required_field: { status: 400, title: 'Missing Required Field' },
+  invalid_parameter: { status: 400, title: 'Invalid Parameter' },
+  authentication_required: { status: 401, title: 'Authentication Required' },
+  token_expired: { status: 401, title: 'Token Expired' },
+  insufficient_permissions: { status: 403, title: 'Insufficient Permissions' },
+  spend_limit_exceeded: { status: 403, title: 'Spend Limit Exceeded' },
+  resource_not_found: { status: 404, title: 'Resource Not Found' },
+  method_not_allowed: { status: 405, title: 'Method Not Allowed' },
+  request_timeout: { status: 408, title: 'Request Timeout' },
+  conflict: { status: 409, title: 'Conflict' },
+  request_too_large: { status: 413, title: 'Request Too Large' },
+  unsupported_media_type: { status: 415, title: 'Unsupported Media Type' },
+  tools_unauthorized: { status: 422, title: 'Tools Unauthorized' },
+  rate_limit_exceeded: { status: 429, title: 'Rate Limit Exceeded' },
+  internal_error: { status: 500, title: 'Internal Error' },
+  service_unavailable: { status: 503, title: 'Service Unavailable' },
+} as const;
+
+export type ProblemCode = keyof typeof PROBLEM_CODES;
+
+export interface ProblemFieldError {
+  pointer: string;
+  detail: string;
+  code?: string;
+}
+
+export interface ProblemDetail {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: string;
+  request_id: string;
+  documentation_url?: string;
+  errors?: ProblemFieldError[];
+  [extension: string]: unknown;
+}
+
+export const PROBLEM_TYPE_BASE = 'https://developers.glean.com/errors/';
+
+export function problemType(code: string): string {
+  return PROBLEM_TYPE_BASE + code.replace(/_/g, '-');
+}
+
+export function isProblemDetail(value: unknown): value is ProblemDetail {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return typeof v.title === 'string' && typeof v.status === 'number';
+}

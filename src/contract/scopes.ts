@@ -1,0 +1,43 @@
+/**
+ * Scope rules of the Custom Metadata API and Agents API (API.md section 1).
+ * The service enforces them and the console uses them to warn before a request
+ * that a token will be refused, so both import this one module.
+ */
+
+export const GLOBAL_SCOPE = 'custommetadata:global_scope';
+export const AGENTS_SCOPE = 'agents.run';
+const GROUP_SCOPE_PREFIX = 'custommetadata:';
+
+/** The scope that grants one group, spelt the way the vendor documents it. */
+export function groupScope(group: string): string {
+  return `${GROUP_SCOPE_PREFIX}${group.toLowerCase()}`;
+}
+
+function normalize(scope: string): string {
+  return scope.trim().toLowerCase();
+}
+
+/** Group names are case-insensitive: `custommetadata:Sales` covers `sales`. */
+export function scopesCoverGroup(scopes: readonly string[], group: string): boolean {
+  const wanted = groupScope(group);
+  return scopes.some((s) => {
+    const n = normalize(s);
+    return n === GLOBAL_SCOPE || n === wanted;
+  });
+}
+
+export function scopesAllowAgents(scopes: readonly string[]): boolean {
+  return scopes.some((s) => normalize(s) === AGENTS_SCOPE);
+}
+
+/** The scopes that would let a request for `group` through, for explanations. */
+export function scopesThatCover(group: string): [string, string] {
+  return [groupScope(group), GLOBAL_SCOPE];
+}
+
+const SCOPE_PATTERN = /^(custommetadata:[A-Za-z0-9_]{1,50}|agents\.run)$/;
+
+/** A scope the reference service can mint; unknown scope strings are refused. */
+export function isKnownScopeShape(scope: string): boolean {
+  return SCOPE_PATTERN.test(scope.trim());
+}

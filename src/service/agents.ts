@@ -1,0 +1,256 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Agent, JsonSchema, Message } from '../contract/agents.ts';
+import { completeInputSchema, hasInputForm, MESSAGES_SCHEMA } from '../contract/agent-input.ts';
+
+export interface AgentFailure {
+  code: string;
+  status: number;
+  title: string;
+  detail: string;
+}
+
+export interface AgentBehaviour {
+  /** Answer text; `{{field}}` is filled from the input, `{{lastUserMessage}}` from the messages. */
+  text?: string;
+  chunking?: 'word' | 'sentence' | 'char' | number;
+  delayMs?: number;
+  keepAliveMs?: number;
+  /** Fail after this many message events. */
+  failAfter?: number;
+  failure?: AgentFailure;
+  /** Answer every run with 422 naming these tools. */
+  unauthorizedTools?: { toolName?: string; serverId: string }[];
+  /** High volume: `count` events (taken from the input field named) of `text`, `{{n}}` numbered. */
+  repeat?: { countField: string; text: string };
+}
+
+export interface AgentDefinition extends Agent {
+  input_schema: JsonSchema;
+  output_schema?: JsonSchema;
+  behaviour: AgentBehaviour;
+}
+
+export const DEFAULT_AGENTS_FILE = fileURLToPath(new URL('./agents.json', import.meta.url));
+
+const DEFINITION_SCHEMA = {
+  type: 'object',
+  required: ['agents'],
+  properties: {
+    agents: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['agent_id', 'name', 'capabilities', 'input_schema', 'behaviour'],
+        properties: {
+          agent_id: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' },
+          name: { type: 'string', minLength: 1 },
+          description: { type: 'string' },
+          capabilities: { type: 'object' },
+          input_schema: { type: 'object' },
+          output_schema: { type: 'object' },
+          behaviour: {
+            type: 'object',
+            additionalProperties: false,
+            properties: {
+              text: { type: 'string' },
+              chunking: { anyOf: [{ enum: ['word', 'sentence', 'char'] }, { type: 'integer', minimum: 1 }] },
+              delayMs: { type: 'integer', minimum: 0 },
+              keepAliveMs: { type: 'integer', minimum: 10 },
+              failAfter: { type: 'integer', minimum: 0 },
+              failure: {
+                type: 'object',
+                required: ['code', 'status', 'title', 'detail'],
+                properties: {
+                  code: { type: 'string' },
+                  status: { type: 'integer' },
+                  title: { type: 'string' },
+                  detail: { type: 'string' },
+                },
+              },
+              unauthorizedTools: {
+                type: 'array',
+                items: { type: 'object', required: ['serverId'], properties: { toolName: { type: 'string' }, serverId: { type: 'string' } } },
+              },
+              repeat: {
+                type: 'object',
+                required: ['countField', 'text'],
+                properties: { countField: { type: 'string' }, text: { type: 'string' } },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+} as const;
+
+/** One problem with a run request, as a JSON pointer into the body and a sentence. */
+export interface RunInputProblem {
+  pointer: string;
+  detail: string;
+  code: 'missing_required_field' | 'invalid_parameter';
+}
+
+/** The scripted agents, loaded from one JSON file a user can extend. */
+export class AgentCatalog {
+  readonly agents: readonly AgentDefinition[];
+  private readonly byId = new Map<string, AgentDefinition>();
+  private readonly ajv = new Ajv({ allErrors: true, strict: false });
+  private readonly inputValidators = new Map<string, ValidateFunction>();
+  private readonly validateMessages = this.ajv.compile(MESSAGES_SCHEMA);
+
+  constructor(file: string = DEFAULT_AGENTS_FILE) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(readFileSync(file, 'utf8'));
+    } catch (err) {
+      throw new Error(`Cannot read the agents file ${file}: ${(err as Error).message}`, { cause: err });
+    }
+    const check = new Ajv({ allErrors: true, strict: false }).compile(DEFINITION_SCHEMA);
+    if (!check(parsed)) {
+      const why = (check.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''}`).join('; ');
+      throw new Error(`The agents file ${file} is not valid: ${why}`);
+    }
+    this.agents = (parsed as { agents: AgentDefinition[] }).agents;
+    for (const a of this.agents) {
+      if (this.byId.has(a.agent_id)) throw new Error(`The agents file ${file} lists agent ${a.agent_id} twice.`);
+      this.byId.set(a.agent_id, a);
+      try {
+        this.inputValidators.set(a.agent_id, this.ajv.compile(completeInputSchema(a.input_schema)));
+      } catch (err) {
+        throw new Error(`Agent ${a.agent_id} has an input_schema Ajv cannot compile: ${(err as Error).message}`, { cause: err });
+      }
+    }
+  }
+
+  get(id: string): AgentDefinition | undefined {
+    return this.byId.get(id);
+  }
+
+  search(name: string | undefined): Agent[] {
+    const needle = (name ?? '').trim().toLowerCase();
+    return this.agents.filter((a) => !needle || a.name.toLowerCase().includes(needle)).map(publicAgent);
+  }
+
+  /** Checks `input` and `messages` against what the agent takes; empty when the run may start. */
+  checkRun(agent: AgentDefinition, input: unknown, messages: unknown): RunInputProblem[] {
+    const problems: RunInputProblem[] = [];
+    if (messages !== undefined && !this.validateMessages(messages)) {
+      problems.push(...describe(this.validateMessages.errors, '/messages'));
+    }
+    if (hasInputForm(agent.input_schema)) {
+      if (input === undefined) {
+        problems.push({
+          pointer: '/input',
+          code: 'missing_required_field',
+          detail: 'This agent is triggered by an input form: input is required, with every form field.',
+        });
+      } else {
+        const validate = this.inputValidators.get(agent.agent_id)!;
+        if (!validate(input)) problems.push(...describe(validate.errors, '/input'));
+      }
+    } else if (input !== undefined && (typeof input !== 'object' || input === null || Array.isArray(input))) {
+      problems.push({ pointer: '/input', code: 'invalid_parameter', detail: 'input must be an object.' });
+    }
+    if (agent.capabilities['ap.io.messages'] && !hasInputForm(agent.input_schema) && messages === undefined && input === undefined) {
+      problems.push({ pointer: '/messages', code: 'missing_required_field', detail: 'This agent takes messages: send at least one.' });
+    }
+    return problems;
+  }
+}
+
+export function publicAgent(a: AgentDefinition): Agent {
+  const out: Agent = { agent_id: a.agent_id, name: a.name, capabilities: a.capabilities };
+  if (a.description) out.description = a.description;
+  return out;
+}
+
+function describe(errors: ErrorObject[] | null | undefined, base: string): RunInputProblem[] {
+  const seen = new Set<string>();
+  const out: RunInputProblem[] = [];
+  for (const e of errors ?? []) {
+    // anyOf branches repeat what the type branch already said.
+    if (e.keyword === 'anyOf' || (e.keyword === 'const' && e.schemaPath.includes('anyOf'))) continue;
+    const missing = e.keyword === 'required' ? (e.params as { missingProperty: string }).missingProperty : undefined;
+    const pointer = `${base}${e.instancePath}${missing !== undefined ? `/${missing}` : ''}`;
+    if (seen.has(pointer)) continue;
+    seen.add(pointer);
+    out.push(
+      missing !== undefined
+        ? { pointer, code: 'missing_required_field', detail: `Missing form field "${pointer.slice(base.length + 1)}".` }
+        : { pointer, code: 'invalid_parameter', detail: `${pointer} ${e.message ?? 'is invalid'}.` },
+    );
+  }
+  return out;
+}
+
+/** One step of a scripted run: a fragment to send, after a pause, or the failure. */
+export interface RunStep {
+  delayMs: number;
+  text?: string;
+  failure?: AgentFailure;
+}
+
+function fill(template: string, input: Record<string, unknown>, messages: Message[] | undefined): string {
+  const lastUser = [...(messages ?? [])].reverse().find((m) => m.role === 'USER');
+  const lastUserMessage = lastUser ? lastUser.content.map((b) => b.text).join(' ') : '';
+  return template.replace(/\{\{(\w+)\}\}/g, (_, key: string) => {
+    if (key === 'lastUserMessage') return lastUserMessage || '(no message)';
+    const v = input[key];
+    if (v === undefined || v === '') return 'none';
+    return typeof v === 'string' ? v : JSON.stringify(v);
+  });
+}
+
+function chunk(text: string, how: AgentBehaviour['chunking']): string[] {
+  if (typeof how === 'number') {
+    const out: string[] = [];
+    for (let i = 0; i < text.length; i += how) out.push(text.slice(i, i + how));
+    return out;
+  }
+  if (how === 'char') return [...text];
+  if (how === 'sentence') return text.match(/[^.!?]+[.!?]*\s*/g) ?? [text];
+  return text.match(/\S+\s*/g) ?? [text];
+}
+
+/** Largest number of events a high-volume run may ask for. */
+export const MAX_REPEAT = 1_000_000;
+
+/** The run as a lazy sequence of steps, so a million-event run costs no memory up front. */
+export function* planRun(
+  agent: AgentDefinition,
+  input: Record<string, unknown> | undefined,
+  messages: Message[] | undefined,
+): Generator<RunStep> {
+  const b = agent.behaviour;
+  const values = input ?? {};
+  if (b.repeat) {
+    const raw = Number(values[b.repeat.countField]);
+    const count = Number.isInteger(raw) && raw > 0 ? Math.min(raw, MAX_REPEAT) : 1;
+    const [before, after] = b.repeat.text.split('{{n}}');
+    for (let n = 1; n <= count; n++) yield { delayMs: 0, text: after === undefined ? before : `${before}${n}${after}` };
+    return;
+  }
+  const pieces = chunk(fill(b.text ?? '', values, messages), b.chunking);
+  const delayMs = b.delayMs ?? 0;
+  const sent = b.failAfter === undefined ? pieces.length : Math.min(b.failAfter, pieces.length);
+  for (let i = 0; i < sent; i++) yield { delayMs, text: pieces[i] };
+  if (b.failAfter !== undefined) {
+    yield { delayMs, failure: b.failure ?? { code: 'internal_error', status: 500, title: 'Internal Error', detail: 'The agent failed.' } };
+  }
+}
+
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

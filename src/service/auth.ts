@@ -1,0 +1,52 @@
+import type { Context, MiddlewareHandler } from 'hono';
+import { hashToken, type Store } from './store.ts';
+import type { Env } from './http.ts';
+
+/** Reads `Authorization: Bearer <token>`; anything else counts as no token. */
+export function bearerToken(c: Context): string | undefined {
+  const header = c.req.header('authorization');
+  const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+  return match?.[1];
+}
+
+/**
+ * Resolves the bearer token to its record, or answers with the family's 401.
+ * The token itself is never stored on the context, logged, or echoed.
+ */
+export function authenticate(store: Store, refuse: (c: Context<Env>, why: string) => Response): MiddlewareHandler<Env> {
+  return async (c, next) => {
+    const token = bearerToken(c);
+    if (!token) return refuse(c, 'No bearer token: send Authorization: Bearer <token>.');
+    const record = store.findToken(token);
+    if (!record) return refuse(c, 'The bearer token is not known to this service.');
+    c.set('token', record);
+    c.set('tokenKey', hashToken(token).toString('hex'));
+    await next();
+  };
+}
+
+/**
+ * A fixed-window limit per token, so the sandbox shows what a 429 with Retry-After looks
+ * like. `perMinute: 0` turns it off (benchmarks).
+ */
+export function rateLimit(perMinute: number, refuse: (c: Context<Env>, retryAfter: number) => Response): MiddlewareHandler<Env> {
+  const windows = new Map<string, { start: number; count: number }>();
+  return async (c, next) => {
+    if (perMinute > 0) {
+      const now = Date.now();
+      const key = c.get('tokenKey');
+      let w = windows.get(key);
+      if (!w || now - w.start >= 60_000) {
+        w = { start: now, count: 0 };
+        windows.set(key, w);
+      }
+      w.count++;
+      if (w.count > perMinute) {
+        const retryAfter = Math.max(1, Math.ceil((w.start + 60_000 - now) / 1000));
+        c.header('Retry-After', String(retryAfter));
+        return refuse(c, retryAfter);
+      }
+    }
+    await next();
+  };
+}

@@ -1,0 +1,103 @@
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { isKnownScopeShape } from '../contract/scopes.ts';
+import { createService } from './app.ts';
+import { listen } from './node.ts';
+import { OPTIONS_ENV, parseFlags, portOf, SERVICE_FLAGS, serviceOptionsOf, UsageError } from './options.ts';
+import { DEMO_TOKENS, seedIfEmpty } from './seed.ts';
+import { newTokenString, Store } from './store.ts';
+
+const USAGE = `Usage:
+  npm start -- [--port N] [--host H] [--data DIR | --memory] [--cors-origin ORIGIN ...]
+      Builds the console if needed and serves it with the reference service on one origin.
+  npm run service -- [--port N] [--host H] [--data DIR | --memory] [--cors-origin ORIGIN ...] [--rate-limit N] [--agents FILE]
+      The reference service alone.
+  npm run token -- [--data DIR] --scope SCOPE [--scope SCOPE ...] [--label TEXT]
+      Mints a token with those scopes and prints it alone on stdout.
+PORT overrides the default port (5173 for start, 8787 for service).`;
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+function printTokens(url: string): void {
+  const lines = [`\n  Console and reference service: ${url}\n`, '  Demo tokens (sandbox only, they mean nothing elsewhere):'];
+  for (const t of DEMO_TOKENS) lines.push(`    ${t.token.padEnd(38)} ${t.scopes.join(' ')}`);
+  lines.push('');
+  console.log(lines.join('\n'));
+}
+
+function newestMtime(path: string): number {
+  if (!existsSync(path)) return 0;
+  const s = statSync(path);
+  if (!s.isDirectory()) return s.mtimeMs;
+  let newest = s.mtimeMs;
+  for (const entry of readdirSync(path)) newest = Math.max(newest, newestMtime(join(path, entry)));
+  return newest;
+}
+
+function needsBuild(): boolean {
+  const built = join(ROOT, 'dist', 'index.html');
+  if (!existsSync(built)) return true;
+  const builtAt = statSync(built).mtimeMs;
+  const inputs = ['src', 'public', 'index.html', 'vite.config.ts', 'package-lock.json'].map((p) => join(ROOT, p));
+  return inputs.some((p) => newestMtime(p) > builtAt);
+}
+
+async function start(args: string[]): Promise<void> {
+  const flags = parseFlags(args, { ...SERVICE_FLAGS, 'no-build': { type: 'boolean' } });
+  const port = portOf(flags.port, 5173);
+  const host = flags.host ?? '127.0.0.1';
+  process.env[OPTIONS_ENV] = JSON.stringify(serviceOptionsOf(flags));
+  const vite = await import('vite');
+  if (!flags['no-build'] && needsBuild()) {
+    console.log('Building the console (first start, or sources changed)…');
+    await vite.build({ root: ROOT, logLevel: 'warn' });
+  }
+  const server = await vite.preview({ root: ROOT, preview: { port, host, strictPort: true, open: false }, logLevel: 'warn' });
+  const address = server.httpServer.address();
+  const actual = typeof address === 'object' && address ? address.port : port;
+  printTokens(`http://${host.includes(':') ? `[${host}]` : host}:${actual}`);
+}
+
+async function service(args: string[]): Promise<void> {
+  const flags = parseFlags(args, SERVICE_FLAGS);
+  const svc = createService(serviceOptionsOf(flags));
+  const { url } = await listen(svc, portOf(flags.port, 8787), flags.host ?? '127.0.0.1');
+  console.log(`Reference service on ${url} (data: ${flags.memory ? 'in memory' : resolve(flags.data ?? '.data')})`);
+  printTokens(url);
+}
+
+function token(args: string[]): void {
+  const flags = parseFlags(args, { data: { type: 'string' }, scope: { type: 'string', multiple: true }, label: { type: 'string' } });
+  const scopes = flags.scope ?? [];
+  if (!scopes.length) throw new UsageError('Give at least one --scope, e.g. --scope custommetadata:sales');
+  const bad = scopes.filter((s) => !isKnownScopeShape(s));
+  if (bad.length) {
+    throw new UsageError(`Unknown scope(s): ${bad.join(', ')}. Use custommetadata:global_scope, custommetadata:<group> or agents.run.`);
+  }
+  const store = new Store({ dataDir: flags.data });
+  try {
+    seedIfEmpty(store);
+    const value = newTokenString();
+    store.addToken(value, { label: flags.label ?? `CLI token (${scopes.join(', ')})`, scopes });
+    process.stdout.write(`${value}\n`);
+  } finally {
+    store.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const [command, ...args] = process.argv.slice(2);
+  if (command === 'start') return start(args);
+  if (command === 'service') return service(args);
+  if (command === 'token') return token(args);
+  throw new UsageError(command ? `Unknown command "${command}".` : 'No command given.');
+}
+
+main().catch((err: unknown) => {
+  if (err instanceof UsageError) {
+    console.error(`${err.message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  console.error((err as Error).message);
+  process.exit(1);
+});

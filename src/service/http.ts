@@ -1,0 +1,95 @@
+import type { Context } from 'hono';
+import { randomBytes } from 'node:crypto';
+import { PROBLEM_CODES, problemType, type ProblemCode, type ProblemDetail } from '../contract/problem.ts';
+import type { TokenRecord } from './store.ts';
+
+/** Variables every route can read from the context. */
+export interface Env {
+  Variables: {
+    requestId: string;
+    token: TokenRecord;
+    tokenKey: string;
+  };
+}
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export function newRequestId(): string {
+  return `req_${randomBytes(8).toString('hex')}`;
+}
+
+export type BodyResult =
+  | { ok: true; value: unknown }
+  | { ok: false; status: 400 | 415; message: string };
+
+/**
+ * Reads a JSON body. An absent body is `undefined` (callers decide if that is allowed);
+ * anything but JSON is 415 and malformed JSON is 400, never a 500.
+ */
+export async function readJson(c: Context): Promise<BodyResult> {
+  const text = await c.req.text();
+  if (text.trim() === '') return { ok: true, value: undefined };
+  const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/json' && !type.endsWith('+json')) {
+    return {
+      ok: false,
+      status: 415,
+      message: `The body must be JSON, sent with Content-Type: application/json (got ${type ? `"${type}"` : 'no content type'}).`,
+    };
+  }
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch (err) {
+    return { ok: false, status: 400, message: `The body is not valid JSON: ${(err as Error).message}` };
+  }
+}
+
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export function unknownKeys(obj: Record<string, unknown>, allowed: readonly string[]): string[] {
+  return Object.keys(obj).filter((k) => !allowed.includes(k));
+}
+
+// --- The three error families of API.md ---------------------------------------------
+
+/** Custom metadata: `{ error, message? }`. */
+export function metadataError(c: Context, status: number, error: string, message?: string): Response {
+  return c.json(message === undefined ? { error } : { error, message }, status as 400);
+}
+
+/** Client API: a plain JSON string. */
+export function legacyError(c: Context, status: number, text: string): Response {
+  return c.json(text, status as 400);
+}
+
+export function problemBody(
+  c: Context<Env>,
+  code: ProblemCode | string,
+  detail: string,
+  extra: Partial<ProblemDetail> & Record<string, unknown> = {},
+): ProblemDetail {
+  const known = PROBLEM_CODES[code as ProblemCode] as { status: number; title: string } | undefined;
+  return {
+    type: problemType(code),
+    title: known?.title ?? 'Error',
+    status: known?.status ?? 500,
+    detail,
+    code,
+    request_id: c.get('requestId'),
+    documentation_url: problemType(code),
+    ...extra,
+  };
+}
+
+/** Platform API: RFC 9457 problem details. */
+export function problem(
+  c: Context<Env>,
+  code: ProblemCode | string,
+  detail: string,
+  extra: Partial<ProblemDetail> & Record<string, unknown> = {},
+): Response {
+  const body = problemBody(c, code, detail, extra);
+  return c.body(JSON.stringify(body), body.status as 400, { 'content-type': 'application/problem+json' });
+}

@@ -1,0 +1,69 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { ServiceOptions } from './app.ts';
+
+/** Flags the `service` and `start` commands share, turned into service options. */
+export const SERVICE_FLAGS = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  data: { type: 'string' },
+  memory: { type: 'boolean' },
+  'cors-origin': { type: 'string', multiple: true },
+  'rate-limit': { type: 'string' },
+  agents: { type: 'string' },
+} as const;
+
+export class UsageError extends Error {}
+
+type FlagSpec = NonNullable<ParseArgsConfig['options']>;
+
+export function parseFlags<const T extends FlagSpec>(args: string[], options: T) {
+  try {
+    return parseArgs({ args, options, allowPositionals: false as const, strict: true as const }).values;
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
+export function portOf(value: string | undefined, fallback: number): number {
+  const raw = value ?? process.env.PORT;
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new UsageError(`Port "${raw}" is not a number from 0 to 65535.`);
+  return n;
+}
+
+export function serviceOptionsOf(values: {
+  data?: string;
+  memory?: boolean;
+  'cors-origin'?: string[];
+  'rate-limit'?: string;
+  agents?: string;
+}): ServiceOptions {
+  if (values.data && values.memory) throw new UsageError('Give --data DIR or --memory, not both.');
+  const origins = values['cors-origin'] ?? [];
+  for (const o of origins) {
+    if (!URL.canParse(o) || new URL(o).origin !== o) throw new UsageError(`--cors-origin "${o}" is not an origin such as https://console.example.com (no path, no trailing slash).`);
+  }
+  let rateLimitPerMinute: number | undefined;
+  if (values['rate-limit'] !== undefined) {
+    rateLimitPerMinute = Number(values['rate-limit']);
+    if (!Number.isInteger(rateLimitPerMinute) || rateLimitPerMinute < 0) {
+      throw new UsageError('--rate-limit takes requests per minute per token, 0 for none.');
+    }
+  }
+  return {
+    dataDir: values.data,
+    memory: values.memory,
+    corsOrigins: origins,
+    rateLimitPerMinute,
+    agentsFile: values.agents,
+  };
+}
+
+/** The Vite plugin is configured through the environment, so `vite`, `vite preview` and `npm start` agree. */
+export const OPTIONS_ENV = 'CONSOLE_SERVICE_OPTIONS';
+
+export function serviceOptionsFromEnv(): ServiceOptions {
+  const raw = process.env[OPTIONS_ENV];
+  return raw ? (JSON.parse(raw) as ServiceOptions) : {};
+}

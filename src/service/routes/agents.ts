@@ -1,0 +1,241 @@
+import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import type { Message } from '../../contract/agents.ts';
+import { scopesAllowAgents, AGENTS_SCOPE } from '../../contract/scopes.ts';
+import {
+  LEGACY_RUNS_DEPRECATED_AT,
+  LEGACY_RUNS_SUNSET_AT,
+  successorRunPath,
+} from '../../contract/agents.ts';
+import { publicAgent, type AgentCatalog, type AgentDefinition, type RunInputProblem } from '../agents.ts';
+import { authenticate, rateLimit } from '../auth.ts';
+import { isPlainObject, legacyError, MAX_BODY_BYTES, problem, readJson, unknownKeys, type Env } from '../http.ts';
+import { streamRun, waitRun, type RunObserver, type RunOptions, type RunRequest } from '../runs.ts';
+import type { Store } from '../store.ts';
+
+export interface AgentRoutesOptions extends RunOptions {
+  rateLimitPerMinute: number;
+  onRun?: RunObserver;
+}
+
+/** The family-specific ways to refuse, so both routers share one flow. */
+interface Family {
+  error(c: Context<Env>, status: number, code: string, detail: string, problems?: RunInputProblem[]): Response;
+  unauthorizedTools(c: Context<Env>, agent: AgentDefinition): Response;
+}
+
+const EMPTY_HINT = 'Every form field must be present, optional ones included; send "" for an optional field with no value.';
+
+/** The client API answers errors as one string, so field problems are folded into it. */
+function legacyProblemText(detail: string, problems: RunInputProblem[] = []): string {
+  const missing = problems.filter((p) => p.code === 'missing_required_field' && p.pointer.startsWith('/input/'));
+  const other = problems.filter((p) => !missing.includes(p));
+  const parts = [detail];
+  if (missing.length) parts.push(`Missing form field(s): ${missing.map((p) => p.pointer.slice('/input/'.length)).join(', ')}. ${EMPTY_HINT}`);
+  parts.push(...other.map((p) => p.detail));
+  return parts.join(' ');
+}
+
+const legacy: Family = {
+  error: (c, status, _code, detail, problems) => legacyError(c, status, legacyProblemText(detail, problems)),
+  unauthorizedTools: (c, agent) =>
+    c.json(
+      {
+        message: `Agent ${agent.agent_id} uses tools you have not authorized. Authorize each tool server, then run again.`,
+        authenticationSuggestions: (agent.behaviour.unauthorizedTools ?? []).map((t, i) => ({
+          ...t,
+          toolType: 'MCP',
+          requestType: 'AUTHENTICATION_SUGGESTION',
+          requestId: `${c.get('requestId')}_${i}`,
+        })),
+      },
+      422,
+    ),
+};
+
+const platform: Family = {
+  error: (c, _status, code, detail, problems) =>
+    problem(c, code, detail, problems?.length ? { errors: problems.map(({ pointer, detail: d, code: pc }) => ({ pointer, detail: d, code: pc })) } : {}),
+  unauthorizedTools: (c, agent) =>
+    problem(c, 'tools_unauthorized', `Agent ${agent.agent_id} uses tools you have not authorized.`, {
+      authentication_suggestions: (agent.behaviour.unauthorizedTools ?? []).map((t) => ({
+        ...(t.toolName !== undefined && { tool_name: t.toolName }),
+        server_id: t.serverId,
+      })),
+    }),
+};
+
+function guard(store: Store, family: Family, rateLimitPerMinute: number) {
+  const app = new Hono<Env>();
+  app.use(
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: (c) => family.error(c as Context<Env>, 413, 'request_too_large', `The body is over ${MAX_BODY_BYTES} bytes.`),
+    }),
+  );
+  app.use(
+    authenticate(store, (c, why) => {
+      c.header('WWW-Authenticate', 'Bearer');
+      return family.error(c, 401, 'authentication_required', why);
+    }),
+  );
+  app.use(async (c, next) => {
+    if (!scopesAllowAgents(c.get('token').scopes)) {
+      return family.error(c, 403, 'insufficient_permissions', `This token lacks the ${AGENTS_SCOPE} scope that the agent endpoints need.`);
+    }
+    await next();
+  });
+  app.use(rateLimit(rateLimitPerMinute, (c, s) => family.error(c, 429, 'rate_limit_exceeded', `Too many requests; retry after ${s} s.`)));
+  return app;
+}
+
+type Parsed<T> = { ok: true; value: T } | { ok: false; response: Response };
+
+async function parseBody(c: Context<Env>, family: Family, allowed: readonly string[], required: boolean): Promise<Parsed<Record<string, unknown>>> {
+  const body = await readJson(c);
+  if (!body.ok) {
+    return { ok: false, response: family.error(c, body.status, body.status === 415 ? 'unsupported_media_type' : 'invalid_request', body.message) };
+  }
+  if (body.value === undefined && !required) return { ok: true, value: {} };
+  if (!isPlainObject(body.value)) {
+    return { ok: false, response: family.error(c, 400, 'invalid_request', 'The body must be a JSON object.') };
+  }
+  const extra = unknownKeys(body.value, allowed);
+  if (extra.length) {
+    return {
+      ok: false,
+      response: family.error(c, 400, 'invalid_request', `Unknown field(s): ${extra.join(', ')}. Allowed: ${allowed.join(', ')}.`,
+        extra.map((k) => ({ pointer: `/${k}`, detail: 'Unknown field.', code: 'invalid_parameter' as const }))),
+    };
+  }
+  return { ok: true, value: body.value };
+}
+
+/** Shared checks of a run body; answers the family's 400 or 422 when the run may not start. */
+function prepareRun(c: Context<Env>, family: Family, catalog: AgentCatalog, agent: AgentDefinition, body: Record<string, unknown>): Parsed<RunRequest> {
+  const { input, messages, metadata } = body;
+  const problems = catalog.checkRun(agent, input, messages);
+  if (metadata !== undefined && !isPlainObject(metadata)) {
+    problems.push({ pointer: '/metadata', code: 'invalid_parameter', detail: 'metadata must be an object.' });
+  }
+  if (problems.length) {
+    const missing = problems.some((p) => p.code === 'missing_required_field');
+    return {
+      ok: false,
+      response: family.error(c, 400, missing ? 'missing_required_field' : 'invalid_request', 'The run request is invalid.', problems),
+    };
+  }
+  if (agent.behaviour.unauthorizedTools?.length) return { ok: false, response: family.unauthorizedTools(c, agent) };
+  return {
+    ok: true,
+    value: {
+      agent,
+      input: input as Record<string, unknown> | undefined,
+      messages: messages as Message[] | undefined,
+      metadata: metadata as Record<string, unknown> | undefined,
+    },
+  };
+}
+
+const DEPRECATION = `@${Math.floor(LEGACY_RUNS_DEPRECATED_AT.getTime() / 1000)}`;
+const SUNSET = LEGACY_RUNS_SUNSET_AT.toUTCString();
+
+/** Client API, `/rest/api/v1`: beta, with deprecated run endpoints. */
+export function legacyAgentRoutes(store: Store, catalog: AgentCatalog, options: AgentRoutesOptions) {
+  const app = guard(store, legacy, options.rateLimitPerMinute);
+  const unknownAgent = (c: Context<Env>, id: string) => legacy.error(c, 404, 'resource_not_found', `Unknown agent: ${id}`);
+
+  app.post('/agents/search', async (c) => {
+    const body = await parseBody(c, legacy, ['name'], false);
+    if (!body.ok) return body.response;
+    const name = body.value.name;
+    if (name !== undefined && typeof name !== 'string') return legacy.error(c, 400, 'invalid_request', 'name must be a string.');
+    return c.json({ agents: catalog.search(name) });
+  });
+  app.get('/agents/:agent_id', (c) => {
+    const agent = catalog.get(c.req.param('agent_id'));
+    return agent ? c.json(publicAgent(agent)) : unknownAgent(c, c.req.param('agent_id'));
+  });
+  app.get('/agents/:agent_id/schemas', (c) => {
+    const agent = catalog.get(c.req.param('agent_id'));
+    if (!agent) return unknownAgent(c, c.req.param('agent_id'));
+    return c.json({ agent_id: agent.agent_id, name: agent.name, input_schema: agent.input_schema, output_schema: agent.output_schema ?? {} });
+  });
+
+  for (const mode of ['stream', 'wait'] as const) {
+    app.post(`/agents/runs/${mode}`, async (c) => {
+      c.header('Deprecation', DEPRECATION);
+      c.header('Sunset', SUNSET);
+      const body = await parseBody(c, legacy, ['agent_id', 'input', 'messages', 'metadata'], true);
+      if (!body.ok) return body.response;
+      const id = body.value.agent_id;
+      if (typeof id !== 'string' || !id) return legacy.error(c, 400, 'missing_required_field', 'agent_id is required.');
+      c.header('Link', `<${successorRunPath(id)}>; rel="successor-version"`);
+      const agent = catalog.get(id);
+      if (!agent) return unknownAgent(c, id);
+      const run = prepareRun(c, legacy, catalog, agent, body.value);
+      if (!run.ok) return run.response;
+      options.onRun?.({ flavour: 'legacy', agentId: id, mode });
+      return mode === 'stream' ? streamRun(c, 'legacy', run.value, options) : waitRun(c, 'legacy', run.value);
+    });
+  }
+  return app;
+}
+
+/** Platform API, `/api`: the replacements. */
+export function platformAgentRoutes(store: Store, catalog: AgentCatalog, options: AgentRoutesOptions) {
+  const app = guard(store, platform, options.rateLimitPerMinute);
+  const unknownAgent = (c: Context<Env>, id: string) => problem(c, 'resource_not_found', `No agent with id "${id}".`);
+
+  app.post('/agents/search', async (c) => {
+    const body = await parseBody(c, platform, ['name'], false);
+    if (!body.ok) return body.response;
+    const name = body.value.name;
+    if (name !== undefined && typeof name !== 'string') {
+      return problem(c, 'invalid_parameter', 'name must be a string.', { errors: [{ pointer: '/name', detail: 'Must be a string.' }] });
+    }
+    return c.json({ agents: catalog.search(name), request_id: c.get('requestId') });
+  });
+  app.get('/agents/:agent_id', (c) => {
+    const agent = catalog.get(c.req.param('agent_id'));
+    return agent ? c.json({ agent: publicAgent(agent), request_id: c.get('requestId') }) : unknownAgent(c, c.req.param('agent_id'));
+  });
+  app.get('/agents/:agent_id/schemas', (c) => {
+    const agent = catalog.get(c.req.param('agent_id'));
+    if (!agent) return unknownAgent(c, c.req.param('agent_id'));
+    return c.json({
+      agent_id: agent.agent_id,
+      name: agent.name,
+      input_schema: agent.input_schema,
+      output_schema: agent.output_schema ?? {},
+      request_id: c.get('requestId'),
+    });
+  });
+  app.post('/agents/:agent_id/runs', async (c) => {
+    const id = c.req.param('agent_id');
+    // execution_mode is what newer official clients send; only the request-bound mode exists here.
+    const body = await parseBody(c, platform, ['input', 'messages', 'metadata', 'stream', 'execution_mode'], true);
+    if (!body.ok) return body.response;
+    const { stream, execution_mode: mode } = body.value;
+    if (stream !== undefined && typeof stream !== 'boolean') {
+      return problem(c, 'invalid_parameter', 'stream must be true or false.', { errors: [{ pointer: '/stream', detail: 'Must be a boolean.' }] });
+    }
+    if (mode !== undefined && mode !== 'REQUEST_BOUND') {
+      return problem(c, 'invalid_parameter', 'Only execution_mode REQUEST_BOUND is supported by the reference service.', {
+        errors: [{ pointer: '/execution_mode', detail: 'Must be REQUEST_BOUND.' }],
+      });
+    }
+    if (body.value.input === undefined && body.value.messages === undefined) {
+      return problem(c, 'missing_required_field', 'A run needs messages (non-empty) or input.', {
+        errors: [{ pointer: '/messages', detail: 'Send messages or input.' }],
+      });
+    }
+    const agent = catalog.get(id);
+    if (!agent) return unknownAgent(c, id);
+    const run = prepareRun(c, platform, catalog, agent, body.value);
+    if (!run.ok) return run.response;
+    options.onRun?.({ flavour: 'platform', agentId: id, mode: stream ? 'stream' : 'wait' });
+    return stream ? streamRun(c, 'platform', run.value, options) : waitRun(c, 'platform', run.value);
+  });
+  return app;
+}

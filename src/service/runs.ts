@@ -1,0 +1,86 @@
+import type { Context } from 'hono';
+import type { Message } from '../contract/agents.ts';
+import { MESSAGE_EVENT, RUN_FAILED_EVENT, type MessageEventData, type RunFailedEventData } from '../contract/sse.ts';
+import { planRun, sleep, type AgentDefinition, type AgentFailure } from './agents.ts';
+import { problemBody, type Env } from './http.ts';
+import { streamSse } from './sse.ts';
+
+export type Flavour = 'legacy' | 'platform';
+
+export interface RunRequest {
+  agent: AgentDefinition;
+  input?: Record<string, unknown>;
+  messages?: Message[];
+  metadata?: Record<string, unknown>;
+}
+
+export interface RunOptions {
+  keepAliveMs: number;
+}
+
+/** Called once per run that starts; the exactly-once tests count runs here. */
+export type RunObserver = (event: { flavour: Flavour; agentId: string; mode: 'stream' | 'wait' }) => void;
+
+function aiMessage(text: string): Message {
+  return { role: 'GLEAN_AI', content: [{ type: 'text', text }] };
+}
+
+/** The text a legacy stream carries when the run fails: that family has no error event. */
+export function legacyFailureText(f: AgentFailure): string {
+  return `Error: ${f.title}: ${f.detail} (${f.code})`;
+}
+
+export function streamRun(c: Context<Env>, flavour: Flavour, run: RunRequest, options: RunOptions): Response {
+  const keepAliveMs = run.agent.behaviour.keepAliveMs ?? options.keepAliveMs;
+  return streamSse(c, { keepAliveMs }, async (sse) => {
+    for (const step of planRun(run.agent, run.input, run.messages)) {
+      if (step.delayMs > 0) await sleep(step.delayMs, sse.signal);
+      if (sse.closed) return;
+      if (step.failure) {
+        if (flavour === 'platform') {
+          const { documentation_url, ...error } = problemBody(c, step.failure.code, step.failure.detail, {
+            title: step.failure.title,
+            status: step.failure.status,
+          });
+          const data: RunFailedEventData = { error: { ...error, documentation_url } };
+          await sse.send(RUN_FAILED_EVENT, data);
+        } else {
+          const data: MessageEventData = { messages: [aiMessage(legacyFailureText(step.failure))] };
+          await sse.send(MESSAGE_EVENT, data);
+        }
+        return;
+      }
+      const data: MessageEventData = { messages: [aiMessage(step.text ?? '')] };
+      await sse.send(MESSAGE_EVENT, data);
+    }
+  });
+}
+
+/** Runs to the end and answers once; stops early, answering nothing, if the client leaves. */
+export async function waitRun(c: Context<Env>, flavour: Flavour, run: RunRequest): Promise<Response> {
+  const signal = c.req.raw.signal;
+  let text = '';
+  let status: 'success' | 'error' = 'success';
+  const messages: Message[] = [];
+  for (const step of planRun(run.agent, run.input, run.messages)) {
+    if (step.delayMs > 0) await sleep(step.delayMs, signal);
+    if (signal.aborted) return new Response(null, { status: 499 });
+    if (step.failure) {
+      status = 'error';
+      if (text) messages.push(aiMessage(text));
+      messages.push(aiMessage(legacyFailureText(step.failure)));
+      text = '';
+      break;
+    }
+    text += step.text ?? '';
+  }
+  if (text) messages.push(aiMessage(text));
+  const echoed = {
+    agent_id: run.agent.agent_id,
+    ...(run.input !== undefined && { input: run.input }),
+    ...(run.messages !== undefined && { messages: run.messages }),
+    ...(run.metadata !== undefined && { metadata: run.metadata }),
+    status,
+  };
+  return c.json({ run: echoed, messages, ...(flavour === 'platform' && { request_id: c.get('requestId') }) });
+}

@@ -1,0 +1,160 @@
+import type { Context } from 'hono';
+import type { ServerResponse } from 'node:http';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
+import { SSE_CONTENT_TYPE } from '../contract/sse.ts';
+
+/**
+ * A server-sent event stream for one response. On Node (the console's server and
+ * `npm run service`) it writes straight to the socket: one write, and so one flush, per
+ * event, with back-pressure from `drain`. Without Node bindings (in-process tests through
+ * `app.request`) it falls back to a web ReadableStream with the same framing.
+ */
+export interface SseStream {
+  /** Sends one event; resolves once the transport can take more. */
+  send(event: string, data: unknown): Promise<void>;
+  /** Sends a comment line, used as keep-alive. */
+  comment(text: string): Promise<void>;
+  /** True once the client went away; producers stop work then. */
+  readonly closed: boolean;
+  /** Aborted when the client disconnects. */
+  readonly signal: AbortSignal;
+  end(): void;
+}
+
+export interface SseOptions {
+  /** Idle time after which a `: keep-alive` comment is sent. */
+  keepAliveMs: number;
+}
+
+const SSE_HEADERS = {
+  'content-type': `${SSE_CONTENT_TYPE}; charset=utf-8`,
+  'cache-control': 'no-cache, no-transform',
+  'x-accel-buffering': 'no',
+};
+
+/** SSE framing of one event; `data` is JSON on one line, so it needs no splitting. */
+export function frameEvent(id: number, event: string, data: unknown): string {
+  return `id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+interface Transport {
+  write(chunk: string): boolean | Promise<void>;
+  waitDrain(): Promise<void>;
+  end(): void;
+}
+
+/**
+ * Starts an SSE answer and runs `produce` against it. Returns the Response Hono must
+ * return: the already-sent marker on Node, a streaming Response otherwise.
+ */
+export function streamSse(
+  c: Context,
+  options: SseOptions,
+  produce: (stream: SseStream) => Promise<void>,
+): Response {
+  const controller = new AbortController();
+  const headers: Record<string, string> = { ...SSE_HEADERS };
+  // Headers middlewares set on the context (request id, deprecation, CORS) go out too.
+  c.res.headers.forEach((value, key) => {
+    if (!(key in headers)) headers[key] = value;
+  });
+
+  const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+  let transport: Transport;
+  let response: Response;
+  if (outgoing) {
+    outgoing.writeHead(200, headers);
+    outgoing.flushHeaders();
+    outgoing.on('close', () => controller.abort());
+    transport = {
+      write: (chunk) => outgoing.write(chunk),
+      waitDrain: () =>
+        new Promise<void>((resolve) => {
+          const done = () => {
+            outgoing.off('drain', done);
+            outgoing.off('close', done);
+            resolve();
+          };
+          outgoing.on('drain', done);
+          outgoing.on('close', done);
+        }),
+      end: () => outgoing.end(),
+    };
+    response = RESPONSE_ALREADY_SENT;
+  } else {
+    const encoder = new TextEncoder();
+    let ctrl!: ReadableStreamDefaultController<Uint8Array>;
+    let wake: (() => void) | undefined;
+    const readable = new ReadableStream<Uint8Array>(
+      {
+        start: (cc) => {
+          ctrl = cc;
+        },
+        pull: () => {
+          wake?.();
+          wake = undefined;
+        },
+        cancel: () => controller.abort(),
+      },
+      { highWaterMark: 16 },
+    );
+    transport = {
+      write: (chunk) => {
+        ctrl.enqueue(encoder.encode(chunk));
+        return (ctrl.desiredSize ?? 1) > 0;
+      },
+      waitDrain: () =>
+        new Promise<void>((resolve) => {
+          wake = resolve;
+          controller.signal.addEventListener('abort', () => resolve(), { once: true });
+        }),
+      end: () => {
+        try {
+          ctrl.close();
+        } catch {
+          // already closed by a cancelled reader
+        }
+      },
+    };
+    response = new Response(readable, { status: 200, headers });
+    c.req.raw.signal.addEventListener('abort', () => controller.abort());
+  }
+
+  let nextId = 1;
+  let ended = false;
+  let keepAlive: NodeJS.Timeout | undefined;
+  const armKeepAlive = () => {
+    if (keepAlive) keepAlive.refresh();
+    else keepAlive = setInterval(() => void write(': keep-alive\n\n'), options.keepAliveMs);
+  };
+  const write = async (chunk: string) => {
+    if (controller.signal.aborted || ended) return;
+    const accepted = transport.write(chunk);
+    armKeepAlive();
+    if (accepted === false) await transport.waitDrain();
+    else if (accepted instanceof Promise) await accepted;
+  };
+  const stream: SseStream = {
+    send: (event, data) => write(frameEvent(nextId++, event, data)),
+    comment: (text) => write(`: ${text}\n\n`),
+    get closed() {
+      return controller.signal.aborted;
+    },
+    signal: controller.signal,
+    end: () => {
+      if (ended) return;
+      ended = true;
+      clearInterval(keepAlive);
+      transport.end();
+    },
+  };
+  controller.signal.addEventListener('abort', () => clearInterval(keepAlive));
+
+  void produce(stream)
+    .catch(() => {
+      // A producer that throws after the headers are out can only end the stream;
+      // the family-specific terminal event is the producer's own job.
+    })
+    .finally(() => stream.end());
+  return response;
+}

@@ -1,0 +1,153 @@
+import Database from 'better-sqlite3';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { CustomProperty, MetadataSchema } from '../contract/metadata.ts';
+
+export interface StoreOptions {
+  /** Folder holding `service.sqlite`; ignored when `memory` is set. */
+  dataDir?: string;
+  /** Throw-away database for tests. */
+  memory?: boolean;
+}
+
+export interface TokenRecord {
+  label: string;
+  scopes: string[];
+}
+
+export interface GroupRecord {
+  /** The name as first written; lookups ignore case. */
+  name: string;
+  schema: MetadataSchema;
+}
+
+export function hashToken(token: string): Buffer {
+  return createHash('sha256').update(token, 'utf8').digest();
+}
+
+export function newTokenString(): string {
+  return `sbx_${randomBytes(24).toString('base64url')}`;
+}
+
+/** SQLite-backed state of the reference service. Tokens are kept only as SHA-256 hashes. */
+export class Store {
+  private readonly db: Database.Database;
+  private readonly stmts;
+
+  constructor(options: StoreOptions = {}) {
+    if (options.memory) {
+      this.db = new Database(':memory:');
+    } else {
+      const dir = options.dataDir ?? '.data';
+      mkdirSync(dir, { recursive: true });
+      this.db = new Database(join(dir, 'service.sqlite'));
+      this.db.pragma('journal_mode = WAL');
+    }
+    this.db.pragma('foreign_keys = ON');
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS tokens (
+        hash BLOB PRIMARY KEY, label TEXT NOT NULL, scopes TEXT NOT NULL, created_at TEXT NOT NULL
+      );
+      CREATE TABLE IF NOT EXISTS groups (
+        name_lc TEXT PRIMARY KEY, name TEXT NOT NULL, schema TEXT NOT NULL, updated_at TEXT NOT NULL
+      );
+      CREATE TABLE IF NOT EXISTS doc_metadata (
+        doc_id TEXT NOT NULL, group_lc TEXT NOT NULL, vals TEXT NOT NULL, updated_at TEXT NOT NULL,
+        PRIMARY KEY (doc_id, group_lc)
+      );
+      CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    `);
+    this.stmts = {
+      tokenByHash: this.db.prepare<[Buffer], { hash: Buffer; label: string; scopes: string }>(
+        'SELECT hash, label, scopes FROM tokens WHERE hash = ?',
+      ),
+      insertToken: this.db.prepare(
+        'INSERT OR REPLACE INTO tokens (hash, label, scopes, created_at) VALUES (?, ?, ?, ?)',
+      ),
+      groupByName: this.db.prepare<[string], { name: string; schema: string }>(
+        'SELECT name, schema FROM groups WHERE name_lc = ?',
+      ),
+      countGroups: this.db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM groups'),
+      upsertGroup: this.db.prepare(
+        `INSERT INTO groups (name_lc, name, schema, updated_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT(name_lc) DO UPDATE SET schema = excluded.schema, updated_at = excluded.updated_at`,
+      ),
+      deleteGroup: this.db.prepare('DELETE FROM groups WHERE name_lc = ?'),
+      docValues: this.db.prepare<[string, string], { vals: string }>(
+        'SELECT vals FROM doc_metadata WHERE doc_id = ? AND group_lc = ?',
+      ),
+      groupDocValues: this.db.prepare<[string], { vals: string }>('SELECT vals FROM doc_metadata WHERE group_lc = ?'),
+      upsertDoc: this.db.prepare(
+        `INSERT INTO doc_metadata (doc_id, group_lc, vals, updated_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT(doc_id, group_lc) DO UPDATE SET vals = excluded.vals, updated_at = excluded.updated_at`,
+      ),
+      deleteDoc: this.db.prepare('DELETE FROM doc_metadata WHERE doc_id = ? AND group_lc = ?'),
+      getMeta: this.db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?'),
+      setMeta: this.db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)'),
+    };
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn)();
+  }
+
+  getMeta(key: string): string | undefined {
+    return this.stmts.getMeta.get(key)?.value;
+  }
+
+  setMeta(key: string, value: string): void {
+    this.stmts.setMeta.run(key, value);
+  }
+
+  addToken(token: string, record: TokenRecord): void {
+    this.stmts.insertToken.run(hashToken(token), record.label, JSON.stringify(record.scopes), new Date().toISOString());
+  }
+
+  /** Looks a presented token up by its hash and compares the hashes in constant time. */
+  findToken(token: string): TokenRecord | undefined {
+    const presented = hashToken(token);
+    const row = this.stmts.tokenByHash.get(presented);
+    if (!row || !timingSafeEqual(row.hash, presented)) return undefined;
+    return { label: row.label, scopes: JSON.parse(row.scopes) as string[] };
+  }
+
+  getGroup(name: string): GroupRecord | undefined {
+    const row = this.stmts.groupByName.get(name.toLowerCase());
+    return row ? { name: row.name, schema: JSON.parse(row.schema) as MetadataSchema } : undefined;
+  }
+
+  countGroups(): number {
+    return this.stmts.countGroups.get()?.n ?? 0;
+  }
+
+  putGroup(name: string, schema: MetadataSchema): void {
+    this.stmts.upsertGroup.run(name.toLowerCase(), name, JSON.stringify(schema), new Date().toISOString());
+  }
+
+  deleteGroup(name: string): boolean {
+    return this.stmts.deleteGroup.run(name.toLowerCase()).changes > 0;
+  }
+
+  /** Every value list documents carry for `group`, to judge whether a schema change is compatible. */
+  valuesInGroup(group: string): CustomProperty[][] {
+    return this.stmts.groupDocValues.all(group.toLowerCase()).map((r) => JSON.parse(r.vals) as CustomProperty[]);
+  }
+
+  getDocValues(docId: string, group: string): CustomProperty[] | undefined {
+    const row = this.stmts.docValues.get(docId, group.toLowerCase());
+    return row ? (JSON.parse(row.vals) as CustomProperty[]) : undefined;
+  }
+
+  putDocValues(docId: string, group: string, values: CustomProperty[]): void {
+    this.stmts.upsertDoc.run(docId, group.toLowerCase(), JSON.stringify(values), new Date().toISOString());
+  }
+
+  deleteDocValues(docId: string, group: string): boolean {
+    return this.stmts.deleteDoc.run(docId, group.toLowerCase()).changes > 0;
+  }
+}

@@ -1,0 +1,31 @@
+import type { Plugin } from 'vite';
+import { createService, type Service, type ServiceOptions } from './app.ts';
+import { serviceOptionsFromEnv } from './options.ts';
+import { serviceMiddleware } from './node.ts';
+
+/**
+ * Mounts the reference service into Vite's dev and preview servers, on the console's own
+ * origin. The middleware is added directly in the hooks, so it runs before Vite's own
+ * middlewares, including the preview server's compression, which would buffer streams.
+ */
+export function referenceService(options: ServiceOptions = serviceOptionsFromEnv()): Plugin {
+  let service: Service | undefined;
+  const get = () => (service ??= createService(options));
+  const closeOnExit = (server: { httpServer?: { on(event: 'close', cb: () => void): unknown } | null }) => {
+    server.httpServer?.on('close', () => {
+      service?.close();
+      service = undefined;
+    });
+  };
+  return {
+    name: 'reference-service',
+    configureServer(server) {
+      server.middlewares.use(serviceMiddleware(get()));
+      closeOnExit(server);
+    },
+    configurePreviewServer(server) {
+      server.middlewares.use(serviceMiddleware(get()));
+      closeOnExit(server);
+    },
+  };
+}
