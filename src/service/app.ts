@@ -18,7 +18,8 @@ export interface ServiceOptions extends StoreOptions {
   keepAliveMs?: number;
   /** The scripted agents' file. */
   agentsFile?: string;
-  onRun?: RunObserver;
+  /** Sees every run start and end (tests, diagnostics). */
+  runObserver?: RunObserver;
 }
 
 export interface Service {
@@ -57,7 +58,7 @@ export function createApp(store: Store, catalog: AgentCatalog, options: ServiceO
   const runOptions = {
     rateLimitPerMinute: options.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE,
     keepAliveMs: options.keepAliveMs ?? 15_000,
-    onRun: options.onRun,
+    observer: options.runObserver,
   };
 
   app.use(async (c, next) => {

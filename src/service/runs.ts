@@ -3,7 +3,7 @@ import type { Message } from '../contract/agents.ts';
 import { MESSAGE_EVENT, RUN_FAILED_EVENT, type MessageEventData, type RunFailedEventData } from '../contract/sse.ts';
 import { planRun, sleep, type AgentDefinition, type AgentFailure } from './agents.ts';
 import { problemBody, type Env } from './http.ts';
-import { streamSse } from './sse.ts';
+import { streamSse, type SseStream } from './sse.ts';
 
 export type Flavour = 'legacy' | 'platform';
 
@@ -16,10 +16,26 @@ export interface RunRequest {
 
 export interface RunOptions {
   keepAliveMs: number;
+  observer?: RunObserver;
 }
 
-/** Called once per run that starts; the exactly-once tests count runs here. */
-export type RunObserver = (event: { flavour: Flavour; agentId: string; mode: 'stream' | 'wait' }) => void;
+export interface RunStarted {
+  flavour: Flavour;
+  agentId: string;
+  mode: 'stream' | 'wait';
+}
+
+export interface RunEnded extends RunStarted {
+  /** Message and failure events written (stream) or fragments produced (wait). */
+  events: number;
+  outcome: 'completed' | 'failed' | 'client-closed';
+}
+
+/** Watches runs: tests count POSTs that started runs and check that work stops on disconnect. */
+export interface RunObserver {
+  started?(run: RunStarted): void;
+  ended?(run: RunEnded): void;
+}
 
 function aiMessage(text: string): Message {
   return { role: 'GLEAN_AI', content: [{ type: 'text', text }] };
@@ -32,10 +48,23 @@ export function legacyFailureText(f: AgentFailure): string {
 
 export function streamRun(c: Context<Env>, flavour: Flavour, run: RunRequest, options: RunOptions): Response {
   const keepAliveMs = run.agent.behaviour.keepAliveMs ?? options.keepAliveMs;
+  const info: RunStarted = { flavour, agentId: run.agent.agent_id, mode: 'stream' };
+  options.observer?.started?.(info);
+  let events = 0;
+  let outcome: RunEnded['outcome'] = 'completed';
   return streamSse(c, { keepAliveMs }, async (sse) => {
+    try {
+      outcome = await produce(sse);
+    } finally {
+      options.observer?.ended?.({ ...info, events, outcome: sse.closed ? 'client-closed' : outcome });
+    }
+  });
+
+  async function produce(sse: SseStream): Promise<RunEnded['outcome']> {
     for (const step of planRun(run.agent, run.input, run.messages)) {
       if (step.delayMs > 0) await sleep(step.delayMs, sse.signal);
-      if (sse.closed) return;
+      if (sse.closed) return 'client-closed';
+      events++;
       if (step.failure) {
         if (flavour === 'platform') {
           const { documentation_url, ...error } = problemBody(c, step.failure.code, step.failure.detail, {
@@ -48,23 +77,31 @@ export function streamRun(c: Context<Env>, flavour: Flavour, run: RunRequest, op
           const data: MessageEventData = { messages: [aiMessage(legacyFailureText(step.failure))] };
           await sse.send(MESSAGE_EVENT, data);
         }
-        return;
+        return 'failed';
       }
       const data: MessageEventData = { messages: [aiMessage(step.text ?? '')] };
       await sse.send(MESSAGE_EVENT, data);
     }
-  });
+    return 'completed';
+  }
 }
 
 /** Runs to the end and answers once; stops early, answering nothing, if the client leaves. */
-export async function waitRun(c: Context<Env>, flavour: Flavour, run: RunRequest): Promise<Response> {
+export async function waitRun(c: Context<Env>, flavour: Flavour, run: RunRequest, options: RunOptions): Promise<Response> {
   const signal = c.req.raw.signal;
+  const info: RunStarted = { flavour, agentId: run.agent.agent_id, mode: 'wait' };
+  options.observer?.started?.(info);
   let text = '';
+  let events = 0;
   let status: 'success' | 'error' = 'success';
   const messages: Message[] = [];
   for (const step of planRun(run.agent, run.input, run.messages)) {
     if (step.delayMs > 0) await sleep(step.delayMs, signal);
-    if (signal.aborted) return new Response(null, { status: 499 });
+    if (signal.aborted) {
+      options.observer?.ended?.({ ...info, events, outcome: 'client-closed' });
+      return new Response(null, { status: 499 });
+    }
+    events++;
     if (step.failure) {
       status = 'error';
       if (text) messages.push(aiMessage(text));
@@ -75,6 +112,7 @@ export async function waitRun(c: Context<Env>, flavour: Flavour, run: RunRequest
     text += step.text ?? '';
   }
   if (text) messages.push(aiMessage(text));
+  options.observer?.ended?.({ ...info, events, outcome: status === 'success' ? 'completed' : 'failed' });
   const echoed = {
     agent_id: run.agent.agent_id,
     ...(run.input !== undefined && { input: run.input }),

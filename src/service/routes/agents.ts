@@ -10,12 +10,11 @@ import {
 import { publicAgent, type AgentCatalog, type AgentDefinition, type RunInputProblem } from '../agents.ts';
 import { authenticate, rateLimit } from '../auth.ts';
 import { isPlainObject, legacyError, MAX_BODY_BYTES, problem, readJson, unknownKeys, type Env } from '../http.ts';
-import { streamRun, waitRun, type RunObserver, type RunOptions, type RunRequest } from '../runs.ts';
+import { streamRun, waitRun, type RunOptions, type RunRequest } from '../runs.ts';
 import type { Store } from '../store.ts';
 
 export interface AgentRoutesOptions extends RunOptions {
   rateLimitPerMinute: number;
-  onRun?: RunObserver;
 }
 
 /** The family-specific ways to refuse, so both routers share one flow. */
@@ -175,8 +174,7 @@ export function legacyAgentRoutes(store: Store, catalog: AgentCatalog, options: 
       if (!agent) return unknownAgent(c, id);
       const run = prepareRun(c, legacy, catalog, agent, body.value);
       if (!run.ok) return run.response;
-      options.onRun?.({ flavour: 'legacy', agentId: id, mode });
-      return mode === 'stream' ? streamRun(c, 'legacy', run.value, options) : waitRun(c, 'legacy', run.value);
+      return mode === 'stream' ? streamRun(c, 'legacy', run.value, options) : waitRun(c, 'legacy', run.value, options);
     });
   }
   return app;
@@ -234,8 +232,7 @@ export function platformAgentRoutes(store: Store, catalog: AgentCatalog, options
     if (!agent) return unknownAgent(c, id);
     const run = prepareRun(c, platform, catalog, agent, body.value);
     if (!run.ok) return run.response;
-    options.onRun?.({ flavour: 'platform', agentId: id, mode: stream ? 'stream' : 'wait' });
-    return stream ? streamRun(c, 'platform', run.value, options) : waitRun(c, 'platform', run.value);
+    return stream ? streamRun(c, 'platform', run.value, options) : waitRun(c, 'platform', run.value, options);
   });
   return app;
 }
