@@ -1,10 +1,14 @@
 import { QueryClientProvider } from '@tanstack/react-query';
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { createBrowserRouter, Navigate, NavLink, Outlet, RouterProvider } from 'react-router';
-import { AgentRunsPage } from '../features/agent-runs/agent-runs-page';
 import { ConnectionPage } from '../features/connection/connection-page';
+import { ConnectionPanel } from '../features/connection/connection-panel';
+import { ConnectionProvider } from '../features/connection/connection-provider';
 import { SchemasPage } from '../features/schemas/schemas-page';
 import { createQueryClient } from './query-client';
+
+// The agent workspace is the heaviest page; it loads when first opened.
+const AgentRunsPage = lazy(() => import('../features/agent-runs/agent-runs-page').then((m) => ({ default: m.AgentRunsPage })));
 
 function Layout() {
   return (
@@ -20,9 +24,14 @@ function Layout() {
           <NavLink to="/runs">Agent runs</NavLink>
         </nav>
       </header>
-      <main id="main" tabIndex={-1}>
-        <Outlet />
-      </main>
+      <div className="body">
+        <ConnectionPanel />
+        <main id="main" tabIndex={-1}>
+          <Suspense fallback={<p role="status">Loading…</p>}>
+            <Outlet />
+          </Suspense>
+        </main>
+      </div>
     </div>
   );
 }
@@ -33,7 +42,8 @@ const router = createBrowserRouter([
     children: [
       { index: true, element: <Navigate to="/connection" replace /> },
       { path: 'connection', element: <ConnectionPage /> },
-      { path: 'schemas/:group?', element: <SchemasPage /> },
+      { path: 'schemas', element: <SchemasPage /> },
+      { path: 'schemas/:group', element: <SchemasPage /> },
       { path: 'runs', element: <AgentRunsPage /> },
       { path: '*', element: <Navigate to="/connection" replace /> },
     ],
@@ -44,7 +54,9 @@ export function App() {
   const [queryClient] = useState(createQueryClient);
   return (
     <QueryClientProvider client={queryClient}>
-      <RouterProvider router={router} />
+      <ConnectionProvider>
+        <RouterProvider router={router} />
+      </ConnectionProvider>
     </QueryClientProvider>
   );
 }

@@ -2,49 +2,92 @@
  * The one fetch wrapper of the console. It throws `ApiError` for any non-2xx answer,
  * reading the error bodies of every family in API.md: `{error, message}` for custom
  * metadata, a JSON string or the 422 object for the client API, problem details for the
- * platform API, and non-JSON bodies as text.
+ * platform API, and non-JSON bodies as text. A request that never got an answer
+ * (network, CORS) is an `ApiError` with status 0 and kind 'network'.
  */
 
 import { isProblemDetail } from '../contract/problem';
+import type { Connection } from './connection';
 
-export interface Connection {
-  /** '' means the console's own origin, where the reference service is mounted. */
-  baseUrl: string;
-  token?: string;
+export type HeaderList = [name: string, value: string][];
+
+/** What the console shows about any answer, success or error. */
+export interface ResponseMeta {
+  method: string;
+  url: string;
+  status: number;
+  durationMs: number;
+  requestId?: string;
+  headers: HeaderList;
+  /** The body as received, for raw views. */
+  rawBody: string;
+  receivedAt: number;
 }
+
+export interface ApiResponse<T> extends ResponseMeta {
+  data: T;
+}
+
+export type ApiErrorKind = 'http' | 'network' | 'aborted';
 
 export class ApiError extends Error {
   constructor(
+    readonly kind: ApiErrorKind,
     readonly status: number,
     readonly title: string,
     readonly detail: string,
+    /** The parsed body (object or string); the raw text when it was not JSON. */
     readonly body: unknown,
-    readonly headers: Headers,
+    readonly meta: ResponseMeta | undefined,
     readonly code?: string,
     readonly requestId?: string,
   ) {
-    super(`${status} ${title}: ${detail}`);
+    super(`${status ? `${status} ` : ''}${title}: ${detail}`);
     this.name = 'ApiError';
+  }
+
+  header(name: string): string | undefined {
+    const lower = name.toLowerCase();
+    return this.meta?.headers.find(([n]) => n.toLowerCase() === lower)?.[1];
+  }
+
+  /** True when the body was not JSON, so views show it raw. */
+  get bodyIsRaw(): boolean {
+    return typeof this.body === 'string' && this.meta !== undefined && !/json/i.test(this.header('content-type') ?? '');
   }
 }
 
-function describeError(status: number, statusText: string, body: unknown): { title: string; detail: string; code?: string; requestId?: string } {
+export function describeErrorBody(status: number, statusText: string, body: unknown): { title: string; detail: string; code?: string; requestId?: string } {
+  const fallbackTitle = statusText || `HTTP ${status}`;
   if (isProblemDetail(body)) {
-    return { title: body.title, detail: body.detail, code: body.code, requestId: body.request_id };
+    return { title: body.title, detail: typeof body.detail === 'string' ? body.detail : fallbackTitle, code: body.code, requestId: body.request_id };
   }
-  if (typeof body === 'string') return { title: statusText || `HTTP ${status}`, detail: body };
+  if (typeof body === 'string') return { title: fallbackTitle, detail: body || 'The answer had no body.' };
   if (typeof body === 'object' && body !== null) {
     const b = body as Record<string, unknown>;
     if (typeof b.error === 'string') return { title: b.error, detail: typeof b.message === 'string' ? b.message : b.error };
-    if (typeof b.message === 'string') return { title: statusText || `HTTP ${status}`, detail: b.message };
+    if (typeof b.message === 'string') return { title: fallbackTitle, detail: b.message };
   }
-  return { title: statusText || `HTTP ${status}`, detail: 'The server answered with an error and no readable body.' };
+  return { title: fallbackTitle, detail: 'The server answered with an error and no readable body.' };
 }
 
-async function readBody(response: Response): Promise<unknown> {
-  const text = await response.text();
-  const type = response.headers.get('content-type') ?? '';
-  if (text && /json/i.test(type)) {
+/** Builds the absolute URL of `path` on the connection's base URL ('' = this origin). */
+export function urlOf(connection: Pick<Connection, 'baseUrl'>, path: string): string {
+  const base = connection.baseUrl.replace(/\/+$/, '');
+  return `${base}${path}`;
+}
+
+export function networkErrorDetail(url: string, sameOrigin: boolean): string {
+  if (sameOrigin) return `No answer from ${url}: the console's server may have stopped. Start it again with npm start.`;
+  return (
+    `The browser got no answer from ${url}. Either the host is unreachable, or it does not allow this page's origin ` +
+    `(${window.location.origin}) with CORS. Remedies: ask the instance's administrator to allow this origin, or ` +
+    `start the console with "npm start -- --upstream <instance origin>" and pick "through the console's server" as the way to connect.`
+  );
+}
+
+function parseBody(text: string, contentType: string): unknown {
+  if (text && /json/i.test(contentType)) {
     try {
       return JSON.parse(text) as unknown;
     } catch {
@@ -54,25 +97,51 @@ async function readBody(response: Response): Promise<unknown> {
   return text;
 }
 
-export async function apiRequest<T>(
-  connection: Connection,
-  path: string,
-  init: { method?: string; body?: unknown; signal?: AbortSignal } = {},
-): Promise<T> {
+export interface RequestInit {
+  method?: string;
+  body?: unknown;
+  signal?: AbortSignal;
+}
+
+export async function apiRequest<T>(connection: Connection, path: string, init: RequestInit = {}): Promise<ApiResponse<T>> {
+  const method = init.method ?? 'GET';
+  const url = urlOf(connection, path);
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (connection.token) headers.Authorization = `Bearer ${connection.token}`;
   if (init.body !== undefined) headers['Content-Type'] = 'application/json';
-  const response = await fetch(`${connection.baseUrl}${path}`, {
-    method: init.method ?? 'GET',
-    headers,
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
-    signal: init.signal,
-    credentials: 'omit',
-  });
-  const body = await readBody(response);
-  if (!response.ok) {
-    const d = describeError(response.status, response.statusText, body);
-    throw new ApiError(response.status, d.title, d.detail, body, response.headers, d.code, d.requestId ?? response.headers.get('x-request-id') ?? undefined);
+  const started = performance.now();
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method,
+      headers,
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+      signal: init.signal,
+      credentials: 'omit',
+      cache: 'no-store',
+    });
+  } catch (err) {
+    if (init.signal?.aborted) throw new ApiError('aborted', 0, 'Cancelled', 'The request was cancelled.', undefined, undefined);
+    const sameOrigin = !/^https?:\/\//i.test(connection.baseUrl) || new URL(url, window.location.href).origin === window.location.origin;
+    throw new ApiError('network', 0, sameOrigin ? 'No answer' : 'Network or CORS failure', networkErrorDetail(url, sameOrigin), String(err), undefined);
   }
-  return body as T;
+  const rawBody = await response.text();
+  const headerList: HeaderList = [];
+  response.headers.forEach((value, name) => headerList.push([name, value]));
+  const meta: ResponseMeta = {
+    method,
+    url,
+    status: response.status,
+    durationMs: Math.round(performance.now() - started),
+    requestId: response.headers.get('x-request-id') ?? undefined,
+    headers: headerList,
+    rawBody,
+    receivedAt: Date.now(),
+  };
+  const body = parseBody(rawBody, response.headers.get('content-type') ?? '');
+  if (!response.ok) {
+    const d = describeErrorBody(response.status, response.statusText, body);
+    throw new ApiError('http', response.status, d.title, d.detail, body, meta, d.code, d.requestId ?? meta.requestId);
+  }
+  return { ...meta, data: body as T };
 }

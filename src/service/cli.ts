@@ -3,13 +3,15 @@ import { join, resolve } from 'node:path';
 import { isKnownScopeShape } from '../contract/scopes.ts';
 import { createService } from './app.ts';
 import { listen } from './node.ts';
-import { OPTIONS_ENV, parseFlags, portOf, SERVICE_FLAGS, serviceOptionsOf, UsageError } from './options.ts';
+import { OPTIONS_ENV, parseFlags, portOf, SERVICE_FLAGS, serviceOptionsOf, UPSTREAMS_ENV, UsageError } from './options.ts';
+import { upstreamProblem } from './upstream-proxy.ts';
 import { DEMO_TOKENS, seedIfEmpty } from './seed.ts';
 import { newTokenString, Store } from './store.ts';
 
 const USAGE = `Usage:
-  npm start -- [--port N] [--host H] [--data DIR | --memory] [--cors-origin ORIGIN ...]
-      Builds the console if needed and serves it with the reference service on one origin.
+  npm start -- [--port N] [--host H] [--data DIR | --memory] [--cors-origin ORIGIN ...] [--upstream ORIGIN ...]
+      Builds the console if needed and serves it with the reference service on one origin;
+      --upstream lets the console's server forward API requests to that instance.
   npm run service -- [--port N] [--host H] [--data DIR | --memory] [--cors-origin ORIGIN ...] [--rate-limit N] [--agents FILE]
       The reference service alone.
   npm run token -- [--data DIR] --scope SCOPE [--scope SCOPE ...] [--label TEXT]
@@ -43,10 +45,16 @@ function needsBuild(): boolean {
 }
 
 async function start(args: string[]): Promise<void> {
-  const flags = parseFlags(args, { ...SERVICE_FLAGS, 'no-build': { type: 'boolean' } });
+  const flags = parseFlags(args, { ...SERVICE_FLAGS, 'no-build': { type: 'boolean' }, upstream: { type: 'string', multiple: true } });
   const port = portOf(flags.port, 5173);
   const host = flags.host ?? '127.0.0.1';
+  const upstreams = (flags.upstream ?? []).map((u) => u.replace(/\/+$/, ''));
+  for (const u of upstreams) {
+    const problem = upstreamProblem(u);
+    if (problem) throw new UsageError(problem);
+  }
   process.env[OPTIONS_ENV] = JSON.stringify(serviceOptionsOf(flags));
+  process.env[UPSTREAMS_ENV] = JSON.stringify(upstreams);
   const vite = await import('vite');
   if (!flags['no-build'] && needsBuild()) {
     console.log('Building the console (first start, or sources changed)…');
@@ -56,6 +64,7 @@ async function start(args: string[]): Promise<void> {
   const address = server.httpServer.address();
   const actual = typeof address === 'object' && address ? address.port : port;
   printTokens(`http://${host.includes(':') ? `[${host}]` : host}:${actual}`);
+  if (upstreams.length) console.log(`  Forwarding API requests to: ${upstreams.join(', ')} (pick "through the console's server")\n`);
 }
 
 async function service(args: string[]): Promise<void> {

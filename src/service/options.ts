@@ -63,7 +63,14 @@ export function serviceOptionsOf(values: {
 /** The Vite plugin is configured through the environment, so `vite`, `vite preview` and `npm start` agree. */
 export const OPTIONS_ENV = 'CONSOLE_SERVICE_OPTIONS';
 
+export const UPSTREAMS_ENV = 'CONSOLE_UPSTREAMS';
+
 export function serviceOptionsFromEnv(): ServiceOptions {
   const raw = process.env[OPTIONS_ENV];
   return raw ? (JSON.parse(raw) as ServiceOptions) : {};
+}
+
+export function upstreamsFromEnv(): string[] {
+  const raw = process.env[UPSTREAMS_ENV];
+  return raw ? (JSON.parse(raw) as string[]) : [];
 }

@@ -1,14 +1,16 @@
 import type { Plugin } from 'vite';
 import { createService, type Service, type ServiceOptions } from './app.ts';
-import { serviceOptionsFromEnv } from './options.ts';
+import { serviceOptionsFromEnv, upstreamsFromEnv } from './options.ts';
 import { serviceMiddleware } from './node.ts';
+import { upstreamProxy } from './upstream-proxy.ts';
 
 /**
  * Mounts the reference service into Vite's dev and preview servers, on the console's own
  * origin. The middleware is added directly in the hooks, so it runs before Vite's own
  * middlewares, including the preview server's compression, which would buffer streams.
+ * The upstream proxy (`--upstream`) is the console server's own, in front of the service.
  */
-export function referenceService(options: ServiceOptions = serviceOptionsFromEnv()): Plugin {
+export function referenceService(options: ServiceOptions = serviceOptionsFromEnv(), upstreams: string[] = upstreamsFromEnv()): Plugin {
   let service: Service | undefined;
   const get = () => (service ??= createService(options));
   const closeOnExit = (server: { httpServer?: { on(event: 'close', cb: () => void): unknown } | null }) => {
@@ -20,10 +22,12 @@ export function referenceService(options: ServiceOptions = serviceOptionsFromEnv
   return {
     name: 'reference-service',
     configureServer(server) {
+      server.middlewares.use(upstreamProxy(upstreams));
       server.middlewares.use(serviceMiddleware(get()));
       closeOnExit(server);
     },
     configurePreviewServer(server) {
+      server.middlewares.use(upstreamProxy(upstreams));
       server.middlewares.use(serviceMiddleware(get()));
       closeOnExit(server);
     },

@@ -1,25 +1,58 @@
-import { useServiceInfo } from './service-info';
-
-const SAME_ORIGIN = { baseUrl: '' };
+import { useProfiles } from './connection-provider';
+import { useServiceInfo } from './console-info';
+import { newProfileId } from './profiles';
+import { SandboxPanel } from './sandbox-panel';
 
 export function ConnectionPage() {
-  const info = useServiceInfo(SAME_ORIGIN);
+  const { state, active, activate, add, remove } = useProfiles();
+  const info = useServiceInfo();
   return (
     <section aria-labelledby="connection-heading">
       <h1 id="connection-heading">Connection</h1>
-      <p>
-        Base URL: <code>{window.location.origin}</code> (the bundled reference service, same origin)
-      </p>
       <div role="status" aria-live="polite">
-        {info.isPending && <p>Checking the service…</p>}
-        {info.isError && <p className="error">The reference service did not answer: {info.error.message}</p>}
+        {info.isPending && <p>Checking for the bundled reference service…</p>}
+        {info.isError && <p className="muted">No reference service on this origin; connect to an instance instead.</p>}
         {info.isSuccess && (
           <p>
             Reference service reachable: {info.data.groups} metadata groups, {info.data.agents} scripted agents.
           </p>
         )}
       </div>
-      <p className="muted">Token profiles and scope checks arrive with the connection panel.</p>
+
+      <section className="panel" aria-labelledby="profiles-heading">
+        <h2 id="profiles-heading">Profiles</h2>
+        <p className="hint">A profile is a base URL, a token and the scopes you say it has. Edit the active one in the connection panel.</p>
+        <ul className="profile-list">
+          {state.profiles.map((p) => (
+            <li key={p.id}>
+              <span>
+                <strong>{p.label}</strong> — {p.mode === 'same-origin' ? 'this origin' : p.target || 'no URL yet'}
+                {p.scopes.length > 0 && <span className="muted"> · {p.scopes.join(' ')}</span>}
+              </span>
+              {p.id === active.id ? (
+                <span className="badge">active</span>
+              ) : (
+                <button type="button" onClick={() => activate(p.id)} aria-label={`Switch to ${p.label}`}>
+                  Switch
+                </button>
+              )}
+              <button type="button" onClick={() => remove(p.id)} disabled={state.profiles.length === 1} aria-label={`Delete ${p.label}`}>
+                Delete
+              </button>
+            </li>
+          ))}
+        </ul>
+        <button
+          type="button"
+          onClick={() =>
+            add({ id: newProfileId(), label: `Profile ${state.profiles.length + 1}`, mode: 'same-origin', target: '', scopes: [], remember: false, outcomes: {} })
+          }
+        >
+          New profile
+        </button>
+      </section>
+
+      {info.isSuccess && <SandboxPanel />}
     </section>
   );
 }

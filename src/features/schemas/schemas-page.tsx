@@ -1,8 +1,147 @@
+import { useEffect, useState } from 'react';
+import { useNavigate, useParams } from 'react-router';
+import { nameProblem } from '../../contract/names';
+import { GLOBAL_SCOPE, scopesCoverGroup, scopesThatCover } from '../../contract/scopes';
+import { ApiError } from '../../lib/api-client';
+import { useConnection } from '../../lib/connection';
+import { CopyCurl } from '../../components/copy-curl';
+import { RelativeTime } from '../../components/relative-time';
+import { schemaPath, useDeleteSchema, useSchema } from './api/schema';
+import { DocumentValues } from './document-values';
+import { GroupForm } from './group-form';
+import { useRecentGroups } from './recent-groups';
+import { SchemaEditor } from './schema-editor';
+import { SchemaError } from './schema-error';
+import { SchemaView } from './schema-view';
+
 export function SchemasPage() {
+  const { group = '' } = useParams();
+  const navigate = useNavigate();
+  const [recent, rememberGroup] = useRecentGroups();
+  const valid = group !== '' && nameProblem(group, 'group name') === null;
   return (
     <section aria-labelledby="schemas-heading">
       <h1 id="schemas-heading">Schemas</h1>
-      <p className="muted">The group schema viewer and editor is not built yet.</p>
+      <GroupForm
+        initial={group}
+        recent={recent}
+        onOpen={(g) => {
+          rememberGroup(g);
+          navigate(`/schemas/${encodeURIComponent(g)}`);
+        }}
+      />
+      {group !== '' && !valid && <p className="error" role="alert">“{group}” is not a valid group name: {nameProblem(group, 'group name')}</p>}
+      {valid && <GroupSchema key={group.toLowerCase()} group={group} />}
     </section>
+  );
+}
+
+function GroupSchema({ group }: { group: string }) {
+  const connection = useConnection();
+  const covered = connection.scopes.length === 0 || scopesCoverGroup(connection.scopes, group);
+  // Sending anyway is remembered for this profile and group only.
+  const [sendAnyway, setSendAnyway] = useState<string | null>(null);
+  const allowed = covered || sendAnyway === `${connection.profileId}:${group.toLowerCase()}`;
+  const query = useSchema(connection, group, allowed);
+  const [editing, setEditing] = useState(false);
+  const [confirmDelete, setConfirmDelete] = useState(false);
+  const del = useDeleteSchema(connection, group);
+  const { recordOutcome } = connection;
+
+  useEffect(() => {
+    if (query.isSuccess) recordOutcome(group, 'ok');
+    else if (query.error instanceof ApiError && query.error.status === 401) recordOutcome(group, 'refused');
+  }, [query.isSuccess, query.error, group, recordOutcome]);
+
+  // A different profile or token is a different answer: never keep the editor of another.
+  const [editingFor, setEditingFor] = useState(connection.fingerprint + connection.baseUrl);
+  if (editingFor !== connection.fingerprint + connection.baseUrl) {
+    setEditingFor(connection.fingerprint + connection.baseUrl);
+    setEditing(false);
+    setConfirmDelete(false);
+  }
+
+  const [one] = scopesThatCover(group);
+  return (
+    <div className="group-schema">
+      <h2>
+        Group <code>{group}</code>
+      </h2>
+      {!covered && (
+        <div className="warning" role="alert">
+          <p>
+            A token for <code>{connection.scopes.join(' ')}</code> will be refused with 401 for group <code>{group}</code>; it needs{' '}
+            <code>{one}</code> or <code>{GLOBAL_SCOPE}</code>.
+          </p>
+          {!allowed && (
+            <button type="button" onClick={() => setSendAnyway(`${connection.profileId}:${group.toLowerCase()}`)}>
+              Send anyway
+            </button>
+          )}
+        </div>
+      )}
+      {!connection.token && <p className="warning">This profile has no token: the service will answer 401. Paste one in the connection panel.</p>}
+      {allowed && (
+        <div className="toolbar">
+          <button type="button" onClick={() => void query.refetch()} disabled={query.isFetching}>
+            {query.isFetching ? 'Fetching…' : 'Refetch'}
+          </button>
+          {query.dataUpdatedAt > 0 && (
+            <span className="muted">
+              Fetched <RelativeTime at={query.dataUpdatedAt} />
+              {query.isStale ? ' (stale)' : ''}
+            </span>
+          )}
+        </div>
+      )}
+      <div aria-live="polite">{query.isLoading && <p role="status">Loading the schema of {group}…</p>}</div>
+      {query.isError && !editing && (
+        <SchemaError
+          error={query.error instanceof ApiError ? query.error : new ApiError('http', 0, 'Error', String(query.error), undefined, undefined)}
+          group={group}
+          statedScopes={connection.scopes}
+          onCreate={() => setEditing(true)}
+          onRetry={() => void query.refetch()}
+        />
+      )}
+      {query.isSuccess && !editing && (
+        <>
+          <SchemaView response={query.data} group={group} />
+          <div className="toolbar">
+            <button type="button" onClick={() => setEditing(true)}>
+              Edit schema
+            </button>
+            {!confirmDelete ? (
+              <button type="button" onClick={() => setConfirmDelete(true)}>
+                Delete schema
+              </button>
+            ) : (
+              <span className="confirm" role="group" aria-label="Confirm deletion">
+                Delete the schema of {group}? Values already on documents are kept.{' '}
+                <button type="button" onClick={() => del.mutate(undefined, { onSuccess: () => setConfirmDelete(false) })}>
+                  Delete
+                </button>
+                <button type="button" onClick={() => setConfirmDelete(false)}>
+                  Cancel
+                </button>
+              </span>
+            )}
+          </div>
+          {del.isError && <p className="error" role="alert">Could not delete: {del.error instanceof ApiError ? del.error.detail : String(del.error)}</p>}
+        </>
+      )}
+      {editing && (
+        <SchemaEditor
+          connection={connection}
+          group={group}
+          stored={query.isSuccess ? query.data.data : undefined}
+          onDone={() => setEditing(false)}
+        />
+      )}
+      {allowed && (
+        <CopyCurl request={{ method: 'GET', url: `${connection.baseUrl}${schemaPath(group)}`, token: connection.token }} screenShare={connection.screenShare} />
+      )}
+      {query.isSuccess && !editing && <DocumentValues connection={connection} group={group} schema={query.data.data} />}
+    </div>
   );
 }

@@ -1,0 +1,109 @@
+import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { ConnectionContext, fingerprintOf, type ActiveConnection, type GroupOutcome } from '../../lib/connection';
+import { baseUrlOf, loadProfiles, saveProfiles, tokenStore, type Profile, type ProfilesState } from './profiles';
+
+export interface ProfilesApi {
+  state: ProfilesState;
+  active: Profile;
+  token: string | undefined;
+  update(id: string, patch: Partial<Omit<Profile, 'id'>>): void;
+  add(profile: Profile, token?: string): void;
+  remove(id: string): void;
+  activate(id: string): void;
+  setToken(token: string | undefined): void;
+  setScreenShare(on: boolean): void;
+}
+
+const ProfilesContext = createContext<ProfilesApi | null>(null);
+
+/** The connection feature's own view of profiles and tokens; other features use lib/connection. */
+export function useProfiles(): ProfilesApi {
+  const api = useContext(ProfilesContext);
+  if (!api) throw new Error('useProfiles must be used inside ConnectionProvider.');
+  return api;
+}
+
+export function ConnectionProvider({ children }: { children: ReactNode }) {
+  const [state, setState] = useState<ProfilesState>(loadProfiles);
+  const active = state.profiles.find((p) => p.id === state.activeId) ?? state.profiles[0]!;
+  const [tokens, setTokens] = useState<Record<string, string | undefined>>(() =>
+    Object.fromEntries(state.profiles.map((p) => [p.id, tokenStore.get(p.id)])),
+  );
+
+  useEffect(() => saveProfiles(state), [state]);
+
+  const update = useCallback((id: string, patch: Partial<Omit<Profile, 'id'>>) => {
+    setState((s) => ({ ...s, profiles: s.profiles.map((p) => (p.id === id ? { ...p, ...patch } : p)) }));
+    if (patch.remember !== undefined) {
+      // Moving the token between sessionStorage and localStorage follows the choice at once.
+      setTokens((t) => {
+        tokenStore.set(id, t[id], patch.remember!);
+        return t;
+      });
+    }
+  }, []);
+
+  const recordOutcome = useCallback(
+    (group: string, outcome: GroupOutcome) => {
+      const key = group.toLowerCase();
+      setState((s) => {
+        const p = s.profiles.find((x) => x.id === s.activeId);
+        if (!p || p.outcomes[key] === outcome) return s;
+        return { ...s, profiles: s.profiles.map((x) => (x === p ? { ...x, outcomes: { ...x.outcomes, [key]: outcome } } : x)) };
+      });
+    },
+    [],
+  );
+
+  const token = tokens[active.id];
+  const api: ProfilesApi = {
+    state,
+    active,
+    token,
+    update,
+    add: (profile, newToken) => {
+      setState((s) => ({ ...s, profiles: [...s.profiles, profile], activeId: profile.id }));
+      tokenStore.set(profile.id, newToken, profile.remember);
+      setTokens((t) => ({ ...t, [profile.id]: newToken }));
+    },
+    remove: (id) => {
+      tokenStore.set(id, undefined, false);
+      setTokens((t) => ({ ...t, [id]: undefined }));
+      setState((s) => {
+        const rest = s.profiles.filter((p) => p.id !== id);
+        if (!rest.length) return s;
+        return { ...s, profiles: rest, activeId: s.activeId === id ? rest[0]!.id : s.activeId };
+      });
+    },
+    activate: (id) => setState((s) => ({ ...s, activeId: id })),
+    setToken: (value) => {
+      const clean = value?.trim() || undefined;
+      tokenStore.set(active.id, clean, active.remember);
+      setTokens((t) => ({ ...t, [active.id]: clean }));
+    },
+    setScreenShare: (on) => setState((s) => ({ ...s, screenShare: on })),
+  };
+
+  const connection = useMemo<ActiveConnection>(
+    () => ({
+      baseUrl: baseUrlOf(active),
+      token,
+      profileId: active.id,
+      profileLabel: active.label,
+      mode: active.mode,
+      scopes: active.scopes,
+      fingerprint: fingerprintOf(token),
+      displayBaseUrl: active.mode === 'same-origin' ? window.location.origin : active.target,
+      outcomes: active.outcomes,
+      recordOutcome,
+      screenShare: state.screenShare,
+    }),
+    [active, token, recordOutcome, state.screenShare],
+  );
+
+  return (
+    <ProfilesContext.Provider value={api}>
+      <ConnectionContext.Provider value={connection}>{children}</ConnectionContext.Provider>
+    </ProfilesContext.Provider>
+  );
+}

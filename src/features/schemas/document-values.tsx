@@ -1,0 +1,97 @@
+import { useForm } from 'react-hook-form';
+import { isListType, type CustomProperty, type MetadataSchema } from '../../contract/metadata';
+import { docIdProblem } from '../../contract/names';
+import { ApiError } from '../../lib/api-client';
+import type { ActiveConnection } from '../../lib/connection';
+import { useRemoveDocumentValues, useSetDocumentValues } from './api/schema';
+
+interface Values {
+  docId: string;
+  fields: Record<string, string>;
+}
+
+function describe(error: unknown): string {
+  return error instanceof ApiError ? `${error.status ? `${error.status} ` : ''}${error.title}: ${error.detail}` : String(error);
+}
+
+/** Lines of a list field become its values; blank lines are dropped. */
+function listOf(text: string): string[] {
+  return text.split('\n').map((s) => s.trim()).filter(Boolean);
+}
+
+/** Sets or removes this group's values on one document, with a form built from the schema. */
+export function DocumentValues({ connection, group, schema }: { connection: ActiveConnection; group: string; schema: MetadataSchema }) {
+  const form = useForm<Values>({ defaultValues: { docId: '', fields: {} }, mode: 'onSubmit' });
+  const set = useSetDocumentValues(connection, group);
+  const remove = useRemoveDocumentValues(connection, group);
+  const docIdError = form.formState.errors.docId?.message;
+  const rootError = form.formState.errors.root?.message;
+
+  const onSet = form.handleSubmit(({ docId, fields }) => {
+    const values: CustomProperty[] = [];
+    for (const key of schema.metadataKeys) {
+      const raw = fields[key.name] ?? '';
+      if (isListType(key.propertyType)) {
+        const list = listOf(raw);
+        if (list.length) values.push({ name: key.name, value: list });
+      } else if (raw.trim()) values.push({ name: key.name, value: raw.trim() });
+    }
+    if (!values.length) {
+      form.setError('root', { message: 'Enter at least one value. To remove all values, use “Remove all values”.' });
+      return;
+    }
+    remove.reset();
+    set.mutate({ docId: docId.trim(), values });
+  });
+  const onRemove = form.handleSubmit(({ docId }) => {
+    set.reset();
+    remove.mutate({ docId: docId.trim() });
+  });
+
+  const last = set.isSuccess ? `Values set on ${set.variables.docId} (${set.data.status}, ${set.data.durationMs} ms).` : remove.isSuccess ? `All ${group} values removed from ${remove.variables.docId}.` : null;
+  const failure = set.error ?? remove.error;
+
+  return (
+    <form className="panel" aria-labelledby="doc-heading" onSubmit={onSet} noValidate>
+      <h3 id="doc-heading">Document values in {group}</h3>
+      <div className="field">
+        <label htmlFor="doc-id">Document id</label>
+        <input
+          id="doc-id"
+          autoComplete="off"
+          aria-invalid={!!docIdError}
+          aria-describedby="doc-id-hint"
+          {...form.register('docId', { validate: (v) => docIdProblem(v.trim()) ?? true })}
+        />
+        <p id="doc-id-hint" className={docIdError ? 'hint error' : 'hint'}>
+          {docIdError ?? 'The id the document was indexed with.'}
+        </p>
+      </div>
+      {schema.metadataKeys.map((key) => {
+        const id = `doc-field-${key.name}`;
+        return (
+          <div className="field" key={key.name}>
+            <label htmlFor={id}>
+              {key.name} <span className="muted">({key.propertyType}{isListType(key.propertyType) ? ', one value per line' : ''})</span>
+            </label>
+            {isListType(key.propertyType) ? <textarea id={id} rows={3} {...form.register(`fields.${key.name}`)} /> : <input id={id} {...form.register(`fields.${key.name}`)} />}
+          </div>
+        );
+      })}
+      <p className="hint">Empty fields are left out. Setting values replaces this group’s values on the document.</p>
+      {rootError && <p className="error">{rootError}</p>}
+      <div className="input-row">
+        <button type="submit" disabled={set.isPending}>
+          Set values
+        </button>
+        <button type="button" onClick={() => void onRemove()} disabled={remove.isPending}>
+          Remove all values
+        </button>
+      </div>
+      <div role="status" aria-live="polite">
+        {last && <p>{last}</p>}
+        {failure && <p className="error">{describe(failure)}</p>}
+      </div>
+    </form>
+  );
+}

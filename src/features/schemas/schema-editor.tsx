@@ -1,0 +1,164 @@
+import { useState } from 'react';
+import { useFieldArray, useForm, type Resolver } from 'react-hook-form';
+import { MAX_KEYS_PER_GROUP, PROPERTY_TYPE_MEANING, PROPERTY_TYPES, type MetadataSchema } from '../../contract/metadata';
+import { NAME_RULE } from '../../contract/names';
+import { ApiError } from '../../lib/api-client';
+import type { ActiveConnection } from '../../lib/connection';
+import { useSaveSchema } from './api/schema';
+import { diffSchemas, isEmptyDiff, toRows, toSchema, validateKeys, type EditorValues } from './schema-rules';
+
+const resolver: Resolver<EditorValues> = (values) => {
+  const flat = validateKeys(values.keys);
+  const errors: Record<string, unknown> = {};
+  for (const [path, message] of Object.entries(flat)) {
+    if (path === 'keys') {
+      errors.keys = { root: { type: 'validate', message } };
+      continue;
+    }
+    const [, i, field] = path.split('.');
+    const list = (errors.keys ??= []) as Record<string, unknown>[] & { root?: unknown };
+    list[Number(i)] = { ...(list[Number(i)] ?? {}), [field!]: { type: 'validate', message } };
+  }
+  return Object.keys(errors).length ? { values: {}, errors: errors as never } : { values, errors: {} };
+};
+
+function explain(error: unknown): string {
+  if (!(error instanceof ApiError)) return String(error);
+  if (error.status === 409) {
+    return `409 Conflict: ${error.detail} The stored schema is unchanged and your edits are kept; change them, or remove the documents’ values for those keys first.`;
+  }
+  if (error.status === 401) return `401: this token may not change this group. ${error.detail}`;
+  return `${error.status ? `${error.status} ` : ''}${error.title}: ${error.detail}`;
+}
+
+/** Create or edit a group's keys, review the difference, then save with PUT. */
+export function SchemaEditor({ connection, group, stored, onDone }: {
+  connection: ActiveConnection;
+  group: string;
+  stored: MetadataSchema | undefined;
+  onDone(): void;
+}) {
+  const form = useForm<EditorValues>({
+    defaultValues: { keys: stored ? toRows(stored) : [{ name: '', propertyType: 'TEXT', skipIndexing: false }] },
+    resolver,
+    mode: 'onChange',
+  });
+  const { fields, append, remove } = useFieldArray({ control: form.control, name: 'keys' });
+  const [review, setReview] = useState<MetadataSchema | null>(null);
+  const save = useSaveSchema(connection, group);
+  const errors = form.formState.errors;
+
+  if (review) {
+    const diff = diffSchemas(stored, review);
+    return (
+      <section className="panel" aria-labelledby="review-heading">
+        <h3 id="review-heading">Review changes to {group}</h3>
+        {isEmptyDiff(diff) ? (
+          <p>No changes against the stored schema.</p>
+        ) : (
+          <ul className="diff">
+            {diff.added.map((k) => (
+              <li key={`a-${k.name}`} className="added">
+                + {k.name}: {k.propertyType}
+                {k.skipIndexing ? ' (skipIndexing)' : ''}
+              </li>
+            ))}
+            {diff.changed.map(({ before, after }) => (
+              <li key={`c-${after.name}`} className="changed">
+                ~ {before.name}: {before.propertyType}
+                {before.skipIndexing ? ' (skipIndexing)' : ''} → {after.name}: {after.propertyType}
+                {after.skipIndexing ? ' (skipIndexing)' : ''}
+              </li>
+            ))}
+            {diff.removed.map((k) => (
+              <li key={`r-${k.name}`} className="removed">
+                − {k.name}: {k.propertyType}
+              </li>
+            ))}
+          </ul>
+        )}
+        <div role="status" aria-live="polite">
+          {save.isError && <p className="error">{explain(save.error)}</p>}
+        </div>
+        <div className="input-row">
+          <button type="button" disabled={save.isPending} onClick={() => save.mutate(review, { onSuccess: onDone })}>
+            {save.isPending ? 'Saving…' : stored ? 'Save schema' : 'Create schema'}
+          </button>
+          <button type="button" onClick={() => setReview(null)}>
+            Back to editing
+          </button>
+        </div>
+      </section>
+    );
+  }
+
+  return (
+    <form className="panel" aria-labelledby="editor-heading" onSubmit={form.handleSubmit((v) => setReview(toSchema(v)))} noValidate>
+      <h3 id="editor-heading">{stored ? `Edit schema of ${group}` : `New schema for ${group}`}</h3>
+      <p className="hint">
+        At most {MAX_KEYS_PER_GROUP} keys. Names: {NAME_RULE}, unique ignoring case.
+      </p>
+      <table className="editor">
+        <thead>
+          <tr>
+            <th scope="col">Key name</th>
+            <th scope="col">Type</th>
+            <th scope="col">Skip indexing</th>
+            <th scope="col">
+              <span className="visually-hidden">Remove</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {fields.map((field, i) => {
+            const nameError = errors.keys?.[i]?.name?.message;
+            return (
+              <tr key={field.id}>
+                <td>
+                  <input
+                    aria-label={`Key ${i + 1} name`}
+                    aria-invalid={!!nameError}
+                    aria-describedby={nameError ? `key-${i}-error` : undefined}
+                    {...form.register(`keys.${i}.name`)}
+                  />
+                  {nameError && (
+                    <p id={`key-${i}-error`} className="hint error">
+                      {nameError}
+                    </p>
+                  )}
+                </td>
+                <td>
+                  <select aria-label={`Key ${i + 1} type`} {...form.register(`keys.${i}.propertyType`)}>
+                    {PROPERTY_TYPES.map((t) => (
+                      <option key={t} value={t} title={PROPERTY_TYPE_MEANING[t]}>
+                        {t}
+                      </option>
+                    ))}
+                  </select>
+                </td>
+                <td>
+                  <input type="checkbox" aria-label={`Key ${i + 1} skip indexing`} {...form.register(`keys.${i}.skipIndexing`)} />
+                </td>
+                <td>
+                  <button type="button" onClick={() => remove(i)} aria-label={`Remove key ${i + 1}`}>
+                    Remove
+                  </button>
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      {errors.keys?.root?.message && <p className="error" role="alert">{errors.keys.root.message}</p>}
+      <div className="input-row">
+        <button type="button" onClick={() => append({ name: '', propertyType: 'TEXT', skipIndexing: false })} disabled={fields.length >= MAX_KEYS_PER_GROUP}>
+          Add key
+        </button>
+        <button type="submit">Review changes</button>
+        <button type="button" onClick={onDone}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,103 @@
+import { useEffect, useState } from 'react';
+import { GLOBAL_SCOPE, groupScope } from '../../contract/scopes';
+import type { ApiError } from '../../lib/api-client';
+import { ResponseMetaView } from '../../components/response-meta';
+
+function RetryAfter({ seconds, onRetry }: { seconds: number; onRetry(): void }) {
+  const [left, setLeft] = useState(seconds);
+  useEffect(() => {
+    if (left <= 0) return;
+    const t = setTimeout(() => setLeft((s) => s - 1), 1000);
+    return () => clearTimeout(t);
+  }, [left]);
+  return (
+    <p>
+      The service asks to wait {seconds} s (Retry-After).{' '}
+      <button type="button" onClick={onRetry} disabled={left > 0}>
+        {left > 0 ? `Retry in ${left} s` : 'Retry now'}
+      </button>
+    </p>
+  );
+}
+
+/** Explains a failed schema request in the terms of the API, keeping what the user typed. */
+export function SchemaError({ error, group, statedScopes, onCreate, onRetry }: {
+  error: ApiError;
+  group: string;
+  statedScopes: string[];
+  onCreate(): void;
+  onRetry(): void;
+}) {
+  const needed = groupScope(group);
+  let body;
+  if (error.kind === 'network') {
+    body = (
+      <>
+        <h3>{error.title}</h3>
+        <p>{error.detail}</p>
+      </>
+    );
+  } else if (error.status === 401) {
+    body = (
+      <>
+        <h3>401 Unauthorized: the token is not allowed to read group “{group}”</h3>
+        <p>
+          Custom-metadata tokens are scoped. <code>{GLOBAL_SCOPE}</code> covers every group; <code>custommetadata:&lt;group&gt;</code> covers
+          that one group. A token whose scopes do not cover the group is refused with 401. This request needs <code>{needed}</code> or{' '}
+          <code>{GLOBAL_SCOPE}</code>.
+        </p>
+        {statedScopes.length > 0 && (
+          <p>
+            This profile says its token has: <code>{statedScopes.join(' ')}</code>.
+          </p>
+        )}
+        <p className="muted">The service said: {error.detail}</p>
+      </>
+    );
+  } else if (error.status === 404) {
+    body = (
+      <>
+        <h3>No schema defined for group “{group}”</h3>
+        <p>The group has no schema yet. Define its keys to start attaching metadata to documents.</p>
+        <button type="button" onClick={onCreate}>
+          Create a schema for {group}
+        </button>
+      </>
+    );
+  } else if (error.status === 429) {
+    const retry = Number(error.header('retry-after'));
+    body = (
+      <>
+        <h3>429 Too many requests</h3>
+        <p>{error.detail}</p>
+        {Number.isFinite(retry) && retry > 0 ? <RetryAfter seconds={retry} onRetry={onRetry} /> : <button onClick={onRetry}>Retry</button>}
+      </>
+    );
+  } else {
+    body = (
+      <>
+        <h3>
+          {error.status} {error.title}
+        </h3>
+        <p>{error.detail}</p>
+      </>
+    );
+  }
+  return (
+    <div className="error-panel" role="alert">
+      {body}
+      {error.bodyIsRaw && (
+        <>
+          <p>The answer was not JSON; here it is as received:</p>
+          <pre className="raw">{String(error.body)}</pre>
+        </>
+      )}
+      {error.meta && (
+        <details>
+          <summary>Response details</summary>
+          <ResponseMetaView meta={error.meta} />
+        </details>
+      )}
+    </div>
+  );
+}
