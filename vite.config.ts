@@ -8,5 +8,5 @@ export default defineConfig({
   // the service applies its own policy, none unless --cors-origin is given.
   server: { host: '127.0.0.1', port: 5173, strictPort: true, cors: false },
   preview: { host: '127.0.0.1', port: 5173, strictPort: true, cors: false },
-  build: { target: 'es2022', sourcemap: true },
+  build: { target: 'es2022', sourcemap: true, manifest: true },
 });

@@ -1,13 +1,14 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { lazy, Suspense, useState } from 'react';
-import { createBrowserRouter, Navigate, NavLink, Outlet, RouterProvider } from 'react-router';
+import { BrowserRouter, Navigate, NavLink, Route, Routes } from 'react-router';
 import { ConnectionPage } from '../features/connection/connection-page';
 import { ConnectionPanel } from '../features/connection/connection-panel';
 import { ConnectionProvider } from '../features/connection/connection-provider';
-import { SchemasPage } from '../features/schemas/schemas-page';
 import { createQueryClient } from './query-client';
 
-// The agent workspace is the heaviest page; it loads when first opened.
+// Pages with forms load when first opened, keeping the first load small; the panel and
+// the connection page, where a new user starts, are in the initial bundle.
+const SchemasPage = lazy(() => import('../features/schemas/schemas-page').then((m) => ({ default: m.SchemasPage })));
 const AgentRunsPage = lazy(() => import('../features/agent-runs/agent-runs-page').then((m) => ({ default: m.AgentRunsPage })));
 
 function Layout() {
@@ -28,7 +29,14 @@ function Layout() {
         <ConnectionPanel />
         <main id="main" tabIndex={-1}>
           <Suspense fallback={<p role="status">Loading…</p>}>
-            <Outlet />
+            <Routes>
+              <Route index element={<Navigate to="/connection" replace />} />
+              <Route path="connection" element={<ConnectionPage />} />
+              <Route path="schemas" element={<SchemasPage />} />
+              <Route path="schemas/:group" element={<SchemasPage />} />
+              <Route path="runs" element={<AgentRunsPage />} />
+              <Route path="*" element={<Navigate to="/connection" replace />} />
+            </Routes>
           </Suspense>
         </main>
       </div>
@@ -36,26 +44,14 @@ function Layout() {
   );
 }
 
-const router = createBrowserRouter([
-  {
-    element: <Layout />,
-    children: [
-      { index: true, element: <Navigate to="/connection" replace /> },
-      { path: 'connection', element: <ConnectionPage /> },
-      { path: 'schemas', element: <SchemasPage /> },
-      { path: 'schemas/:group', element: <SchemasPage /> },
-      { path: 'runs', element: <AgentRunsPage /> },
-      { path: '*', element: <Navigate to="/connection" replace /> },
-    ],
-  },
-]);
-
 export function App() {
   const [queryClient] = useState(createQueryClient);
   return (
     <QueryClientProvider client={queryClient}>
       <ConnectionProvider>
-        <RouterProvider router={router} />
+        <BrowserRouter>
+          <Layout />
+        </BrowserRouter>
       </ConnectionProvider>
     </QueryClientProvider>
   );

@@ -14,10 +14,12 @@ export interface CurlInput {
   body?: unknown;
   /** Extra headers, e.g. Accept: text/event-stream. */
   headers?: Record<string, string>;
+  /** What a relative URL is resolved against; the page's address by default. */
+  base?: string;
 }
 
-export function curlCommand({ method, url, token, includeToken, body, headers = {} }: CurlInput): string {
-  const absolute = new URL(url, window.location.href).toString();
+export function curlCommand({ method, url, token, includeToken, body, headers = {}, base = window.location.href }: CurlInput): string {
+  const absolute = new URL(url, base).toString();
   const parts = ['curl'];
   if (method !== 'GET') parts.push('-X', method);
   parts.push(shellQuote(absolute));
