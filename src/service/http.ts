@@ -14,6 +14,29 @@ export interface Env {
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
+/** Deeper JSON is refused: echoing or storing it would overflow the stack (a 500). */
+export const MAX_JSON_DEPTH = 64;
+
+/** True when `value` nests objects or arrays more than `limit` levels deep; no recursion. */
+export function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth > limit) return true;
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/**
+ * Marks a 413 answer to close the connection: the unread rest of the body would otherwise
+ * stay on a kept-alive socket, and the client's next request on it could fail.
+ */
+export function closeAfterTooLarge(c: Context): void {
+  c.header('Connection', 'close');
+}
+
 export function newRequestId(): string {
   return `req_${randomBytes(8).toString('hex')}`;
 }
@@ -37,11 +60,16 @@ export async function readJson(c: Context): Promise<BodyResult> {
       message: `The body must be JSON, sent with Content-Type: application/json (got ${type ? `"${type}"` : 'no content type'}).`,
     };
   }
+  let value: unknown;
   try {
-    return { ok: true, value: JSON.parse(text) as unknown };
+    value = JSON.parse(text);
   } catch (err) {
     return { ok: false, status: 400, message: `The body is not valid JSON: ${(err as Error).message}` };
   }
+  if (nestedDeeperThan(value, MAX_JSON_DEPTH)) {
+    return { ok: false, status: 400, message: `The body nests objects or arrays more than ${MAX_JSON_DEPTH} levels deep.` };
+  }
+  return { ok: true, value };
 }
 
 export function isPlainObject(v: unknown): v is Record<string, unknown> {

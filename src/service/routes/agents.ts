@@ -9,7 +9,7 @@ import {
 } from '../../contract/agents.ts';
 import { publicAgent, type AgentCatalog, type AgentDefinition, type RunInputProblem } from '../agents.ts';
 import { authenticate, rateLimit } from '../auth.ts';
-import { isPlainObject, legacyError, MAX_BODY_BYTES, problem, readJson, unknownKeys, type Env } from '../http.ts';
+import { closeAfterTooLarge, isPlainObject, legacyError, MAX_BODY_BYTES, problem, readJson, unknownKeys, type Env } from '../http.ts';
 import { streamRun, waitRun, type RunOptions, type RunRequest } from '../runs.ts';
 import type { Store } from '../store.ts';
 
@@ -69,7 +69,10 @@ function guard(store: Store, family: Family, rateLimitPerMinute: number) {
   app.use(
     bodyLimit({
       maxSize: MAX_BODY_BYTES,
-      onError: (c) => family.error(c as Context<Env>, 413, 'request_too_large', `The body is over ${MAX_BODY_BYTES} bytes.`),
+      onError: (c) => {
+        closeAfterTooLarge(c);
+        return family.error(c as Context<Env>, 413, 'request_too_large', `The body is over ${MAX_BODY_BYTES} bytes.`);
+      },
     }),
   );
   app.use(

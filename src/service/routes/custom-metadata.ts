@@ -13,7 +13,7 @@ import {
 import { docIdProblem, nameProblem } from '../../contract/names.ts';
 import { scopesCoverGroup, scopesThatCover } from '../../contract/scopes.ts';
 import { authenticate, rateLimit } from '../auth.ts';
-import { isPlainObject, MAX_BODY_BYTES, metadataError, readJson, unknownKeys, type Env } from '../http.ts';
+import { closeAfterTooLarge, isPlainObject, MAX_BODY_BYTES, metadataError, readJson, unknownKeys, type Env } from '../http.ts';
 import type { Store } from '../store.ts';
 
 const KEY_FIELDS = [
@@ -114,7 +114,10 @@ export function customMetadataRoutes(store: Store, options: { rateLimitPerMinute
   app.use(
     bodyLimit({
       maxSize: MAX_BODY_BYTES,
-      onError: (c) => metadataError(c, 413, 'request too large', `The body is over ${MAX_BODY_BYTES} bytes.`),
+      onError: (c) => {
+        closeAfterTooLarge(c);
+        return metadataError(c, 413, 'request too large', `The body is over ${MAX_BODY_BYTES} bytes.`);
+      },
     }),
   );
   app.use(authenticate(store, refuse));

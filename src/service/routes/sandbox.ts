@@ -1,7 +1,7 @@
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { isKnownScopeShape } from '../../contract/scopes.ts';
-import { isPlainObject, metadataError, readJson, unknownKeys, type Env } from '../http.ts';
+import { closeAfterTooLarge, isPlainObject, metadataError, readJson, unknownKeys, type Env } from '../http.ts';
 import { newTokenString, type Store } from '../store.ts';
 
 const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d+)?$/i;
@@ -34,7 +34,15 @@ function sameOriginOnly(c: Context<Env>): Response | undefined {
 
 export function sandboxRoutes(store: Store, info: () => Record<string, unknown>) {
   const app = new Hono<Env>();
-  app.use(bodyLimit({ maxSize: 16 * 1024, onError: (c) => metadataError(c, 413, 'request too large', 'The body is over 16 kB.') }));
+  app.use(
+    bodyLimit({
+      maxSize: 16 * 1024,
+      onError: (c) => {
+        closeAfterTooLarge(c);
+        return metadataError(c, 413, 'request too large', 'The body is over 16 kB.');
+      },
+    }),
+  );
   app.use(async (c, next) => sameOriginOnly(c) ?? (await next()));
 
   app.get('/info', (c) => c.json({ service: 'reference', ...info() }));
