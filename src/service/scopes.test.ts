@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createService, type Service } from './app.ts';
 import { DEMO_GROUPS } from './seed.ts';
-import { bearer, call, expectFamilyError, TOKENS, type Answer, type Family } from './test-http.ts';
+import { bearer, call, expectFamilyError, freshService, TOKENS, type Answer, type Family } from './test-http.ts';
 
 interface Endpoint {
   name: string;
@@ -135,7 +135,7 @@ describe('scope matrix: every endpoint, every kind of caller', () => {
   afterAll(() => shared.close());
 
   it.each(CASES)('$title', async ({ caller, endpoint, expected }) => {
-    const service = endpoint.writes ? createService({ memory: true, rateLimitPerMinute: 0 }) : shared;
+    const service = endpoint.writes ? freshService() : shared;
     try {
       const before = snapshot(service);
       const a = await call(service, endpoint.method, endpoint.path, { authorization: caller.authorization, body: endpoint.body });

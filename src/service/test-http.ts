@@ -4,8 +4,10 @@
  */
 import { request as httpRequest } from 'node:http';
 import { expect } from 'vitest';
-import { DEMO_TOKENS } from './seed.ts';
-import type { Service } from './app.ts';
+import { AgentCatalog } from './agents.ts';
+import { createApp, type Service, type ServiceOptions } from './app.ts';
+import { DEMO_TOKENS, seedIfEmpty } from './seed.ts';
+import { Store } from './store.ts';
 
 function demoToken(label: string): string {
   const found = DEMO_TOKENS.find((t) => t.label === label);
@@ -21,6 +23,20 @@ export const TOKENS = {
   agents: demoToken('Demo: agents'),
   everything: demoToken('Demo: global metadata and agents'),
 } as const;
+
+let catalog: AgentCatalog | undefined;
+
+/**
+ * What `createService` builds (a seeded store and the app), but sharing one agent catalog
+ * across tests: compiling the agents' schemas is most of a service's start-up time, and
+ * the catalog holds no state a request changes.
+ */
+export function freshService(options: ServiceOptions = { memory: true, rateLimitPerMinute: 0 }): Service {
+  catalog ??= new AgentCatalog();
+  const store = new Store(options);
+  seedIfEmpty(store);
+  return { app: createApp(store, catalog, options), store, catalog, close: () => store.close() };
+}
 
 export const bearer = (token: string) => `Bearer ${token}`;
 
@@ -49,6 +65,8 @@ export interface CallOptions {
   body?: unknown;
   contentType?: string;
   headers?: Record<string, string>;
+  /** rawCall only: ask to keep the connection open, as browsers and fetch do (Node's default without an agent is `Connection: close`). */
+  keepAlive?: boolean;
 }
 
 function headersOf(options: CallOptions): Record<string, string> {
@@ -80,6 +98,7 @@ export function rawCall(baseUrl: string, method: string, path: string, options: 
   const body = bodyOf(options);
   const headers: Record<string, string> = headersOf(options);
   if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
+  if (options.keepAlive) headers.connection = 'keep-alive';
   return new Promise((resolve, reject) => {
     const req = httpRequest(
       { host: url.hostname, port: url.port, path: url.pathname + url.search, method, headers, agent: false },
@@ -93,6 +112,8 @@ export function rawCall(baseUrl: string, method: string, path: string, options: 
             if (v !== undefined) h.set(k, Array.isArray(v) ? v.join(', ') : v);
           }
           const text = Buffer.concat(chunks).toString('utf8');
+          // Without an agent nothing reuses the socket; do not wait for the server's idle timeout.
+          if (options.keepAlive) res.socket?.destroy();
           resolve({ status: res.statusCode ?? 0, headers: h, contentType: h.get('content-type') ?? '', text, json: parse(text) });
         });
       },
