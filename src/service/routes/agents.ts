@@ -96,7 +96,9 @@ type Parsed<T> = { ok: true; value: T } | { ok: false; response: Response };
 async function parseBody(c: Context<Env>, family: Family, allowed: readonly string[], required: boolean): Promise<Parsed<Record<string, unknown>>> {
   const body = await readJson(c);
   if (!body.ok) {
-    return { ok: false, response: family.error(c, body.status, body.status === 415 ? 'unsupported_media_type' : 'invalid_request', body.message) };
+    // invalid_request for a wrong media type too: the platform's published code list has no
+    // 415 code, so that family answers 400 (the client API keeps the 415 status).
+    return { ok: false, response: family.error(c, body.status, 'invalid_request', body.message) };
   }
   if (body.value === undefined && !required) return { ok: true, value: {} };
   if (!isPlainObject(body.value)) {
