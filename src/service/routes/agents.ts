@@ -1,5 +1,5 @@
 import { Hono, type Context } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
+import { bodyLimit } from '../body-limit.ts';
 import type { Message } from '../../contract/agents.ts';
 import { scopesAllowAgents, AGENTS_SCOPE } from '../../contract/scopes.ts';
 import {

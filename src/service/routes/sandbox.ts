@@ -1,5 +1,5 @@
 import { Hono, type Context } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
+import { bodyLimit } from '../body-limit.ts';
 import { isKnownScopeShape } from '../../contract/scopes.ts';
 import { closeAfterTooLarge, isPlainObject, metadataError, readJson, unknownKeys, type Env } from '../http.ts';
 import { newTokenString, type Store } from '../store.ts';
