@@ -159,9 +159,9 @@ describe('bodies every family refuses', () => {
 
   it('a run input nested a few levels deep is still accepted', async () => {
     const nested = JSON.parse('{"a":'.repeat(20) + '"x"' + '}'.repeat(20)) as unknown;
-    const a = await call(service, 'POST', '/api/agents/echo-assistant/runs', {
+    const a = await call(service, 'POST', '/api/agents/firehose/runs', {
       token: TOKENS.agents,
-      body: { messages: HI, metadata: { trace: nested } },
+      body: { input: { count: 1 }, metadata: { trace: nested } },
     });
     expect(a.status).toBe(200);
   });
@@ -626,7 +626,7 @@ describe('agent runs: messages, ids and modes', () => {
   });
 
   it('execution_mode REQUEST_BOUND is accepted; another mode → 400', async () => {
-    const ok = await platformRun('echo-assistant', { messages: HI, execution_mode: 'REQUEST_BOUND' });
+    const ok = await platformRun('firehose', { input: { count: 1 }, execution_mode: 'REQUEST_BOUND' });
     expect(ok.status).toBe(200);
     expect(ok.json).toMatchObject({ run: { status: 'success' } });
     const p = expectProblem(await platformRun('echo-assistant', { messages: HI, execution_mode: 'BACKGROUND' }), 400);
