@@ -1,0 +1,80 @@
+import { queryOptions, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { clearHistory, exportRun, listRuns, type HistoryEntry } from './history';
+
+export const historyQueryOptions = queryOptions({ queryKey: ['run-history'] as const, queryFn: listRuns });
+export const historyQueryKey = historyQueryOptions.queryKey;
+
+function download(name: string, text: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type: 'application/json' }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+/** Every run kept in this browser: view, export (never with a token), run again. */
+export function HistoryPanel({ onRerun, canRun }: { onRerun(entry: HistoryEntry): void; canRun: boolean }) {
+  const queryClient = useQueryClient();
+  const history = useQuery(historyQueryOptions);
+  const [open, setOpen] = useState<string | null>(null);
+  const runs = history.data ?? [];
+  return (
+    <section className="panel" aria-labelledby="history-heading">
+      <div className="toolbar">
+        <h2 id="history-heading">History</h2>
+        <span className="muted">Kept in this browser (IndexedDB); tokens are never stored.</span>
+        <button
+          type="button"
+          disabled={!runs.length}
+          onClick={() => void clearHistory().then(() => queryClient.invalidateQueries({ queryKey: historyQueryKey }))}
+        >
+          Clear history
+        </button>
+      </div>
+      {history.isError && <p className="error">History is unavailable in this browser: {String(history.error)}</p>}
+      {runs.length === 0 && history.isSuccess && <p className="muted">No runs yet.</p>}
+      <ul className="history-list">
+        {runs.map((r) => (
+          <li key={r.id}>
+            <div className="history-row">
+              <span>
+                <strong>{r.agentName ?? r.agentId}</strong> · {r.request.flavour === 'legacy' ? 'legacy' : 'current'} {r.request.mode} ·{' '}
+                <span className={`status status-${r.status}`}>{r.status}</span> · {r.durationMs} ms
+                {r.eventCount ? ` · ${r.eventCount} events` : ''} · <time dateTime={new Date(r.startedAt).toISOString()}>{new Date(r.startedAt).toLocaleString()}</time>
+              </span>
+              <button type="button" aria-expanded={open === r.id} onClick={() => setOpen(open === r.id ? null : r.id)}>
+                {open === r.id ? 'Hide' : 'View'}
+              </button>
+              <button type="button" onClick={() => void exportRun(r).then((text) => download(`${r.id}.json`, text))}>
+                Export JSON
+              </button>
+              <button type="button" disabled={!canRun} onClick={() => onRerun(r)} title={canRun ? 'Sends a new POST with the same body' : 'A run is in flight'}>
+                Run again
+              </button>
+            </div>
+            {open === r.id && (
+              <div className="history-detail">
+                <p>
+                  <code>POST {r.request.path}</code>
+                </p>
+                <pre className="raw" aria-label="Request body">
+                  {JSON.stringify(r.request.body, null, 2)}
+                </pre>
+                {r.failure && (
+                  <p className="error">
+                    {r.failure.title}: {r.failure.detail}
+                  </p>
+                )}
+                {r.problem && <p className="error">{r.problem}</p>}
+                <p>Transcript:</p>
+                <pre className="raw">{r.transcript || '(empty)'}</pre>
+              </div>
+            )}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}

@@ -1,0 +1,29 @@
+import { useFieldArray, type Control, type FieldErrors, type UseFormRegister } from 'react-hook-form';
+import type { RunFormValues } from './run-form-values';
+
+/** Messages for agents that take them: role USER or GLEAN_AI, one text block each. */
+export function MessagesComposer({ control, register, errors }: { control: Control<RunFormValues>; register: UseFormRegister<RunFormValues>; errors: FieldErrors<RunFormValues> }) {
+  const { fields, append, remove } = useFieldArray({ control, name: 'messages' });
+  const rootError = errors.messages?.root?.message;
+  return (
+    <fieldset className="nested">
+      <legend>Messages</legend>
+      {fields.map((field, i) => (
+        <div className="message-row" key={field.id}>
+          <select aria-label={`Message ${i + 1} role`} {...register(`messages.${i}.role`)}>
+            <option value="USER">USER</option>
+            <option value="GLEAN_AI">GLEAN_AI</option>
+          </select>
+          <textarea aria-label={`Message ${i + 1} text`} rows={2} {...register(`messages.${i}.text`)} />
+          <button type="button" onClick={() => remove(i)} disabled={fields.length === 1} aria-label={`Remove message ${i + 1}`}>
+            Remove
+          </button>
+        </div>
+      ))}
+      {rootError && <p className="hint error" role="alert">{rootError}</p>}
+      <button type="button" onClick={() => append({ role: 'USER', text: '' })}>
+        Add message
+      </button>
+    </fieldset>
+  );
+}

@@ -1,0 +1,104 @@
+import { isProblemDetail } from '../../contract/problem';
+import type { ApiError } from '../../lib/api-client';
+import { ResponseMetaView } from '../../components/response-meta';
+
+interface Suggestion {
+  tool: string;
+  server: string;
+}
+
+function suggestionsOf(body: unknown): Suggestion[] {
+  if (typeof body !== 'object' || body === null) return [];
+  const b = body as Record<string, unknown>;
+  const list = (b.authenticationSuggestions ?? b.authentication_suggestions) as Record<string, unknown>[] | undefined;
+  if (!Array.isArray(list)) return [];
+  return list.map((s) => ({
+    tool: String(s.toolDisplayName ?? s.toolName ?? s.tool_name ?? 'a tool'),
+    server: String(s.serverId ?? s.server_id ?? ''),
+  }));
+}
+
+function fieldErrorsOf(body: unknown): { pointer: string; detail: string }[] {
+  return isProblemDetail(body) && Array.isArray(body.errors) ? body.errors : [];
+}
+
+/** Why a run was refused before it started, in the API's terms. The form keeps its values. */
+export function Refusal({ error }: { error: ApiError }) {
+  const retryAfter = error.header('retry-after');
+  let advice: string;
+  switch (error.status) {
+    case 0:
+      advice = '';
+      break;
+    case 400:
+      advice = 'The request was refused as invalid; fix the fields named below and run again.';
+      break;
+    case 401:
+      advice = 'The token is missing or unknown to this instance. Paste a valid token in the connection panel.';
+      break;
+    case 403:
+      advice = 'The token is valid but may not run agents: it needs the agents.run scope (or the instance’s equivalent), or the run hit a limit.';
+      break;
+    case 404:
+      advice = 'No agent with this id on this instance (ids are exact).';
+      break;
+    case 409:
+      advice = 'The run conflicts with the agent’s current state; wait for other runs to finish and try again.';
+      break;
+    case 422:
+      advice = 'The agent uses tools you have not authorized yet. Authorize each one, then run again.';
+      break;
+    case 429:
+      advice = `Too many requests.${retryAfter ? ` The service asks to wait ${retryAfter} s (Retry-After).` : ''}`;
+      break;
+    default:
+      advice = error.status >= 500 ? 'The service failed. Running again may work; quote the request id if you report it.' : '';
+  }
+  const tools = suggestionsOf(error.body);
+  const fields = fieldErrorsOf(error.body);
+  return (
+    <div className="error-panel" role="alert">
+      <h3>{error.status ? `${error.status} ${error.title}` : error.title}</h3>
+      <p>{error.detail}</p>
+      {advice && <p>{advice}</p>}
+      {fields.length > 0 && (
+        <ul>
+          {fields.map((f) => (
+            <li key={f.pointer}>
+              <code>{f.pointer}</code>: {f.detail}
+            </li>
+          ))}
+        </ul>
+      )}
+      {tools.length > 0 && (
+        <>
+          <p>Tools to authorize:</p>
+          <ul>
+            {tools.map((t) => (
+              <li key={t.server + t.tool}>
+                {t.tool} {t.server && <span className="muted">(server <code>{t.server}</code>)</span>}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      {error.code && (
+        <p className="muted">
+          Code <code>{error.code}</code>
+        </p>
+      )}
+      {error.requestId && (
+        <p className="muted">
+          Request id <code>{error.requestId}</code>
+        </p>
+      )}
+      {error.bodyIsRaw && String(error.body) !== '' && <pre className="raw">{String(error.body)}</pre>}
+      {error.meta && (
+        <details>
+          <summary>Response details</summary>
+          <ResponseMetaView meta={error.meta} />
+        </details>
+      )}
+    </div>
+  );
+}

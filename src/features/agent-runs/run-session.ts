@@ -1,0 +1,202 @@
+import type { Message } from '../../contract/agents';
+import { isProblemDetail, type ProblemDetail } from '../../contract/problem';
+import { MESSAGE_EVENT, RUN_FAILED_EVENT } from '../../contract/sse';
+import type { ApiError, ResponseMeta } from '../../lib/api-client';
+import type { SseEvent, StreamEnd } from '../../lib/sse';
+
+/** idle → opening → streaming → done | failed | interrupted | stopped; refused before it streams. */
+export type RunStatus = 'idle' | 'opening' | 'streaming' | 'done' | 'failed' | 'interrupted' | 'stopped' | 'refused';
+
+export type Flavour = 'legacy' | 'platform';
+
+export interface TimelineEntry {
+  seq: number;
+  id: string;
+  event: string;
+  /** ms since the POST was sent */
+  at: number;
+  /** ms since the previous event */
+  gap: number;
+  bytes: number;
+  data: string;
+  /** Why the event could not be read as the contract says, if it could not. */
+  warning?: string;
+}
+
+/** What a failed run reports, from a run.failed event or a legacy error message. */
+export interface RunFailure {
+  title: string;
+  detail: string;
+  code?: string;
+  requestId?: string;
+  documentationUrl?: string;
+  status?: number;
+}
+
+const CHUNK_CHARS = 4096;
+
+function utf8Length(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
+
+function textOf(messages: unknown): string | undefined {
+  if (!Array.isArray(messages)) return undefined;
+  let out = '';
+  for (const m of messages as Message[]) {
+    if (!m || !Array.isArray(m.content)) return undefined;
+    for (const block of m.content) if (block && block.type === 'text' && typeof block.text === 'string') out += block.text;
+  }
+  return out;
+}
+
+/** A legacy stream has no error event: a failed run ends with a message whose text is the error. */
+const LEGACY_ERROR_TEXT = /^\s*error\b[:\s]/i;
+
+/**
+ * One run as it happens. Events go into an append-only log outside React; listeners are
+ * told at most once per animation frame, so 50,000 events cost a few hundred renders.
+ */
+export class RunSession {
+  status: RunStatus = 'opening';
+  readonly events: TimelineEntry[] = [];
+  /** The transcript in sealed chunks, so only the last one changes while text arrives. */
+  readonly transcript: string[] = [''];
+  bytes = 0;
+  firstEventMs: number | undefined;
+  durationMs = 0;
+  warnings = 0;
+  meta: Omit<ResponseMeta, 'rawBody'> | undefined;
+  failure: RunFailure | undefined;
+  refusal: ApiError | undefined;
+  interruption: string | undefined;
+  /** Text of the last message event, to recognise a legacy error at the end. */
+  private lastMessageText = '';
+  private lastAt = 0;
+  private version = 0;
+  private scheduled = false;
+  private readonly listeners = new Set<() => void>();
+
+  constructor(
+    readonly flavour: Flavour,
+    private readonly startedAt: number = performance.now(),
+    private readonly schedule: (fn: () => void) => void = (fn) => requestAnimationFrame(fn),
+  ) {}
+
+  subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  getVersion = (): number => this.version;
+
+  get transcriptText(): string {
+    return this.transcript.join('');
+  }
+
+  get active(): boolean {
+    return this.status === 'opening' || this.status === 'streaming';
+  }
+
+  private changed(now = false): void {
+    if (now) {
+      this.version++;
+      for (const l of this.listeners) l();
+      return;
+    }
+    if (this.scheduled) return;
+    this.scheduled = true;
+    this.schedule(() => {
+      this.scheduled = false;
+      this.version++;
+      for (const l of this.listeners) l();
+    });
+  }
+
+  private elapsed(): number {
+    return Math.round(performance.now() - this.startedAt);
+  }
+
+  open(meta: Omit<ResponseMeta, 'rawBody'>): void {
+    this.meta = meta;
+    this.status = 'streaming';
+    this.changed(true);
+  }
+
+  private append(text: string): void {
+    let last = this.transcript.length - 1;
+    if (this.transcript[last]!.length >= CHUNK_CHARS) {
+      this.transcript.push('');
+      last++;
+    }
+    this.transcript[last] += text;
+  }
+
+  event(e: SseEvent, at: number = this.elapsed()): void {
+    const bytes = utf8Length(e.data);
+    const entry: TimelineEntry = { seq: this.events.length + 1, id: e.id, event: e.event, at, gap: this.events.length ? at - this.lastAt : at, bytes, data: e.data };
+    this.lastAt = at;
+    this.bytes += bytes;
+    this.firstEventMs ??= at;
+    this.durationMs = at;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(e.data);
+    } catch {
+      entry.warning = 'The data is not JSON; shown as received.';
+    }
+    if (!entry.warning) {
+      if (e.event === MESSAGE_EVENT) {
+        const text = textOf((parsed as { messages?: unknown } | null)?.messages);
+        if (text === undefined) entry.warning = 'A message event without messages[].content[] text blocks.';
+        else {
+          this.append(text);
+          this.lastMessageText = text;
+        }
+      } else if (e.event === RUN_FAILED_EVENT) {
+        const error = (parsed as { error?: unknown } | null)?.error;
+        this.failure = isProblemDetail(error) ? failureOf(error) : { title: 'Run failed', detail: e.data };
+        if (!isProblemDetail(error)) entry.warning = 'A run.failed event without problem details.';
+      } else {
+        entry.warning = `An event this console does not know ("${e.event}").`;
+      }
+    }
+    if (entry.warning) this.warnings++;
+    this.events.push(entry);
+    this.changed();
+  }
+
+  end(result: StreamEnd): void {
+    this.durationMs = this.elapsed();
+    if (result.kind === 'refused') {
+      this.status = 'refused';
+      this.refusal = result.error;
+    } else if (result.kind === 'stopped') {
+      this.status = 'stopped';
+    } else if (result.kind === 'interrupted') {
+      this.status = this.failure ? 'failed' : 'interrupted';
+      this.interruption = result.reason;
+    } else if (this.failure) {
+      this.status = 'failed';
+    } else if (this.flavour === 'legacy' && LEGACY_ERROR_TEXT.test(this.lastMessageText)) {
+      this.status = 'failed';
+      this.failure = { title: 'Run failed', detail: this.lastMessageText.trim(), requestId: this.meta?.requestId };
+    } else {
+      this.status = 'done';
+    }
+    this.changed(true);
+  }
+}
+
+export function failureOf(p: ProblemDetail): RunFailure {
+  return { title: p.title, detail: p.detail, code: p.code, requestId: p.request_id, documentationUrl: p.documentation_url, status: p.status };
+}

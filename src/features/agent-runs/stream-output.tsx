@@ -1,0 +1,203 @@
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { memo, useEffect, useRef, useState } from 'react';
+import { ResponseMetaView } from '../../components/response-meta';
+import { Refusal } from './refusal';
+import type { RunSession, TimelineEntry } from './run-session';
+
+const ROW_HEIGHT = 30;
+
+const STATUS_TEXT: Record<RunSession['status'], string> = {
+  idle: 'Idle',
+  opening: 'Opening…',
+  streaming: 'Streaming…',
+  done: 'Done',
+  failed: 'Failed',
+  interrupted: 'Interrupted',
+  stopped: 'Stopped',
+  refused: 'Refused',
+};
+
+const TranscriptChunk = memo(function TranscriptChunk({ text }: { text: string }) {
+  return <span>{text}</span>;
+});
+
+function pretty(data: string): string {
+  try {
+    return JSON.stringify(JSON.parse(data), null, 2);
+  } catch {
+    return data;
+  }
+}
+
+function EventDetail({ entry }: { entry: TimelineEntry }) {
+  const [raw, setRaw] = useState(false);
+  return (
+    <div className="event-detail" aria-label={`Event ${entry.seq}`}>
+      <div className="toolbar">
+        <strong>
+          Event {entry.seq}: <code>{entry.event}</code>
+          {entry.id && (
+            <>
+              {' '}
+              id <code>{entry.id}</code>
+            </>
+          )}
+        </strong>
+        <span className="muted">
+          +{entry.at} ms · Δ {entry.gap} ms · {entry.bytes} B
+        </span>
+        <label className="field checkbox">
+          <input type="checkbox" checked={raw} onChange={(e) => setRaw(e.target.checked)} /> Raw data
+        </label>
+      </div>
+      {entry.warning && <p className="warn">⚠ {entry.warning}</p>}
+      <pre className="raw">{raw ? entry.data : pretty(entry.data)}</pre>
+    </div>
+  );
+}
+
+/** A long timeline stays cheap: only the rows on screen exist in the DOM. */
+function Timeline({ session }: { session: RunSession }) {
+  const parent = useRef<HTMLDivElement>(null);
+  const [selected, setSelected] = useState<number | null>(null);
+  const [follow, setFollow] = useState(true);
+  const count = session.events.length;
+  // The project does not use the React Compiler, so its memoization warning does not apply.
+  // eslint-disable-next-line react-hooks/incompatible-library
+  const virtualizer = useVirtualizer({ count, getScrollElement: () => parent.current, estimateSize: () => ROW_HEIGHT, overscan: 10 });
+  useEffect(() => {
+    if (follow && count > 0) virtualizer.scrollToIndex(count - 1, { align: 'end' });
+  }, [count, follow, virtualizer]);
+  const entry = selected !== null ? session.events[selected] : undefined;
+  return (
+    <section aria-labelledby="timeline-heading">
+      <div className="toolbar">
+        <h3 id="timeline-heading">Timeline</h3>
+        <label className="field checkbox">
+          <input type="checkbox" checked={follow} onChange={(e) => setFollow(e.target.checked)} /> Follow new events
+        </label>
+      </div>
+      <div className="timeline-head" aria-hidden="true">
+        <span>#</span>
+        <span>id</span>
+        <span>event</span>
+        <span>+ms</span>
+        <span>Δms</span>
+        <span>bytes</span>
+        <span>data</span>
+      </div>
+      <div ref={parent} className="timeline" role="list" aria-label={`${count} events`} tabIndex={0}>
+        <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+          {virtualizer.getVirtualItems().map((row) => {
+            const e = session.events[row.index]!;
+            return (
+              <div key={row.key} role="listitem" style={{ position: 'absolute', top: 0, left: 0, right: 0, height: ROW_HEIGHT, transform: `translateY(${row.start}px)` }}>
+                <button type="button" className={`timeline-row${e.warning ? ' warned' : ''}`} aria-pressed={selected === row.index} onClick={() => setSelected(row.index)}>
+                  <span>{e.seq}</span>
+                  <span>{e.id}</span>
+                  <span>{e.event}</span>
+                  <span>{e.at}</span>
+                  <span>{e.gap}</span>
+                  <span>{e.bytes}</span>
+                  <span className="data-preview">
+                    {e.warning ? '⚠ ' : ''}
+                    {e.data.slice(0, 160)}
+                  </span>
+                </button>
+              </div>
+            );
+          })}
+        </div>
+      </div>
+      {entry && <EventDetail entry={entry} />}
+    </section>
+  );
+}
+
+export function StreamOutput({ session }: { session: RunSession }) {
+  const status = session.status;
+  return (
+    <section className="panel run-output" aria-labelledby="output-heading">
+      <div className="toolbar">
+        <h2 id="output-heading">Run</h2>
+        <span className={`status status-${status}`} role="status">
+          {STATUS_TEXT[status]}
+        </span>
+      </div>
+      <dl className="counters">
+        <div>
+          <dt>Events</dt>
+          <dd data-testid="event-count">{session.events.length}</dd>
+        </div>
+        <div>
+          <dt>Bytes</dt>
+          <dd>{session.bytes}</dd>
+        </div>
+        <div>
+          <dt>First event</dt>
+          <dd>{session.firstEventMs === undefined ? '–' : `${session.firstEventMs} ms`}</dd>
+        </div>
+        <div>
+          <dt>Duration</dt>
+          <dd>{session.active ? '…' : `${session.durationMs} ms`}</dd>
+        </div>
+        {session.warnings > 0 && (
+          <div>
+            <dt>Warnings</dt>
+            <dd className="warn">{session.warnings}</dd>
+          </div>
+        )}
+      </dl>
+      {session.refusal && <Refusal error={session.refusal} />}
+      {session.failure && (
+        <div className="error-panel" role="alert">
+          <h3>Run failed: {session.failure.title}</h3>
+          <p>{session.failure.detail}</p>
+          {session.failure.code && (
+            <p>
+              Code <code>{session.failure.code}</code>
+            </p>
+          )}
+          {session.failure.requestId && (
+            <p>
+              Request id <code>{session.failure.requestId}</code>
+            </p>
+          )}
+          {session.failure.documentationUrl && (
+            <p>
+              <a href={session.failure.documentationUrl} target="_blank" rel="noreferrer noopener">
+                Documentation for this error
+              </a>
+            </p>
+          )}
+        </div>
+      )}
+      {status === 'interrupted' && (
+        <div className="warning" role="alert">
+          <p>
+            The connection broke before the run ended ({session.interruption}). Everything received is kept below. The run was not sent again; run it
+            again yourself if you want a new answer.
+          </p>
+        </div>
+      )}
+      {status === 'stopped' && <p className="muted">Stopped by you. Everything received is kept.</p>}
+      {!session.refusal && (
+        <>
+          <h3>Transcript</h3>
+          <div className="transcript" aria-label="Transcript">
+            {session.transcript.map((text, i) => (
+              <TranscriptChunk key={i} text={text} />
+            ))}
+          </div>
+          <Timeline session={session} />
+        </>
+      )}
+      {session.meta && (
+        <details>
+          <summary>Response details</summary>
+          <ResponseMetaView meta={{ ...session.meta, rawBody: '' }} />
+        </details>
+      )}
+    </section>
+  );
+}
