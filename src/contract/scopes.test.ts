@@ -99,3 +99,10 @@ describe('isKnownScopeShape', () => {
     expect(isKnownScopeShape(scope)).toBe(false);
   });
 });
+
+describe('case folding of scopes', () => {
+  it('does not let a Kelvin sign in a scope cover a k in the group name', () => {
+    expect(scopesCoverGroup(['custommetadata:\u212Aey'], 'key')).toBe(false);
+    expect(scopesCoverGroup(['custommetadata:KEY'], 'key')).toBe(true);
+  });
+});

@@ -8,13 +8,21 @@ export const GLOBAL_SCOPE = 'custommetadata:global_scope';
 export const AGENTS_SCOPE = 'agents.run';
 const GROUP_SCOPE_PREFIX = 'custommetadata:';
 
+/**
+ * Names are ASCII, so only A–Z fold: full Unicode folding would let the Kelvin sign
+ * (U+212A) in a scope match a `k` in a group name.
+ */
+function asciiLower(s: string): string {
+  return s.replace(/[A-Z]/g, (c) => c.toLowerCase());
+}
+
 /** The scope that grants one group, spelt the way the vendor documents it. */
 export function groupScope(group: string): string {
-  return `${GROUP_SCOPE_PREFIX}${group.toLowerCase()}`;
+  return `${GROUP_SCOPE_PREFIX}${asciiLower(group)}`;
 }
 
 function normalize(scope: string): string {
-  return scope.trim().toLowerCase();
+  return asciiLower(scope.trim());
 }
 
 /** Group names are case-insensitive: `custommetadata:Sales` covers `sales`. */

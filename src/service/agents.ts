@@ -19,6 +19,8 @@ export interface AgentBehaviour {
   keepAliveMs?: number;
   /** Fail after this many message events. */
   failAfter?: number;
+  /** Break the connection after this many message events, with no terminal event. */
+  dropAfter?: number;
   failure?: AgentFailure;
   /** Answer every run with 422 naming these tools. */
   unauthorizedTools?: { toolName?: string; serverId: string }[];
@@ -59,6 +61,7 @@ const DEFINITION_SCHEMA = {
               delayMs: { type: 'integer', minimum: 0 },
               keepAliveMs: { type: 'integer', minimum: 10 },
               failAfter: { type: 'integer', minimum: 0 },
+              dropAfter: { type: 'integer', minimum: 0 },
               failure: {
                 type: 'object',
                 required: ['code', 'status', 'title', 'detail'],
@@ -186,11 +189,12 @@ function describe(errors: ErrorObject[] | null | undefined, base: string): RunIn
   return out;
 }
 
-/** One step of a scripted run: a fragment to send, after a pause, or the failure. */
+/** One step of a scripted run: a fragment to send, after a pause, the failure, or a dropped connection. */
 export interface RunStep {
   delayMs: number;
   text?: string;
   failure?: AgentFailure;
+  drop?: true;
 }
 
 function fill(template: string, input: Record<string, unknown>, messages: Message[] | undefined): string {
@@ -235,9 +239,11 @@ export function* planRun(
   }
   const pieces = chunk(fill(b.text ?? '', values, messages), b.chunking);
   const delayMs = b.delayMs ?? 0;
-  const sent = b.failAfter === undefined ? pieces.length : Math.min(b.failAfter, pieces.length);
-  for (let i = 0; i < sent; i++) yield { delayMs, text: pieces[i] };
-  if (b.failAfter !== undefined) {
+  const stopAt = Math.min(b.failAfter ?? Infinity, b.dropAfter ?? Infinity, pieces.length);
+  for (let i = 0; i < stopAt; i++) yield { delayMs, text: pieces[i] };
+  if (b.dropAfter !== undefined && (b.failAfter === undefined || b.dropAfter <= b.failAfter)) {
+    yield { delayMs, drop: true };
+  } else if (b.failAfter !== undefined) {
     yield { delayMs, failure: b.failure ?? { code: 'internal_error', status: 500, title: 'Internal Error', detail: 'The agent failed.' } };
   }
 }

@@ -6,6 +6,7 @@ import { customMetadataRoutes } from './routes/custom-metadata.ts';
 import { legacyAgentRoutes, platformAgentRoutes } from './routes/agents.ts';
 import { sandboxRoutes } from './routes/sandbox.ts';
 import type { RunObserver } from './runs.ts';
+import { RunLog } from './run-log.ts';
 import { seedIfEmpty } from './seed.ts';
 import { Store, type StoreOptions } from './store.ts';
 
@@ -55,10 +56,11 @@ function familyError(c: Context<Env>, status: 404 | 500, detail: string): Respon
 
 export function createApp(store: Store, catalog: AgentCatalog, options: ServiceOptions = {}): Hono<Env> {
   const app = new Hono<Env>();
+  const runLog = new RunLog();
   const runOptions = {
     rateLimitPerMinute: options.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE,
     keepAliveMs: options.keepAliveMs ?? 15_000,
-    observer: options.runObserver,
+    observer: runLog.observer(options.runObserver),
   };
 
   app.use(async (c, next) => {
@@ -84,7 +86,7 @@ export function createApp(store: Store, catalog: AgentCatalog, options: ServiceO
   app.route('/api', platformAgentRoutes(store, catalog, runOptions));
   app.route(
     '/sandbox',
-    sandboxRoutes(store, () => ({ agents: catalog.agents.length, groups: store.countGroups() })),
+    sandboxRoutes(store, () => ({ agents: catalog.agents.length, groups: store.countGroups() }), runLog),
   );
 
   app.notFound((c) => familyError(c, 404, `No endpoint ${c.req.method} ${new URL(c.req.url).pathname}.`));

@@ -20,6 +20,8 @@ export interface RunOptions {
 }
 
 export interface RunStarted {
+  /** The request id of the POST that started the run. */
+  requestId: string;
   flavour: Flavour;
   agentId: string;
   mode: 'stream' | 'wait';
@@ -28,7 +30,7 @@ export interface RunStarted {
 export interface RunEnded extends RunStarted {
   /** Message and failure events written (stream) or fragments produced (wait). */
   events: number;
-  outcome: 'completed' | 'failed' | 'client-closed';
+  outcome: 'completed' | 'failed' | 'client-closed' | 'dropped';
 }
 
 /** Watches runs: tests count POSTs that started runs and check that work stops on disconnect. */
@@ -48,7 +50,7 @@ export function legacyFailureText(f: AgentFailure): string {
 
 export function streamRun(c: Context<Env>, flavour: Flavour, run: RunRequest, options: RunOptions): Response {
   const keepAliveMs = run.agent.behaviour.keepAliveMs ?? options.keepAliveMs;
-  const info: RunStarted = { flavour, agentId: run.agent.agent_id, mode: 'stream' };
+  const info: RunStarted = { requestId: c.get('requestId'), flavour, agentId: run.agent.agent_id, mode: 'stream' };
   options.observer?.started?.(info);
   let events = 0;
   let outcome: RunEnded['outcome'] = 'completed';
@@ -56,7 +58,7 @@ export function streamRun(c: Context<Env>, flavour: Flavour, run: RunRequest, op
     try {
       outcome = await produce(sse);
     } finally {
-      options.observer?.ended?.({ ...info, events, outcome: sse.closed ? 'client-closed' : outcome });
+      options.observer?.ended?.({ ...info, events, outcome: outcome === 'dropped' || !sse.closed ? outcome : 'client-closed' });
     }
   });
 
@@ -64,6 +66,10 @@ export function streamRun(c: Context<Env>, flavour: Flavour, run: RunRequest, op
     for (const step of planRun(run.agent, run.input, run.messages)) {
       if (step.delayMs > 0) await sleep(step.delayMs, sse.signal);
       if (sse.closed) return 'client-closed';
+      if (step.drop) {
+        sse.drop();
+        return 'dropped';
+      }
       events++;
       if (step.failure) {
         if (flavour === 'platform') {
@@ -89,7 +95,7 @@ export function streamRun(c: Context<Env>, flavour: Flavour, run: RunRequest, op
 /** Runs to the end and answers once; stops early, answering nothing, if the client leaves. */
 export async function waitRun(c: Context<Env>, flavour: Flavour, run: RunRequest, options: RunOptions): Promise<Response> {
   const signal = c.req.raw.signal;
-  const info: RunStarted = { flavour, agentId: run.agent.agent_id, mode: 'wait' };
+  const info: RunStarted = { requestId: c.get('requestId'), flavour, agentId: run.agent.agent_id, mode: 'wait' };
   options.observer?.started?.(info);
   let text = '';
   let events = 0;
@@ -101,6 +107,8 @@ export async function waitRun(c: Context<Env>, flavour: Flavour, run: RunRequest
       options.observer?.ended?.({ ...info, events, outcome: 'client-closed' });
       return new Response(null, { status: 499 });
     }
+    // Waiting has no connection to break mid-answer: it answers with what came before.
+    if (step.drop) break;
     events++;
     if (step.failure) {
       status = 'error';

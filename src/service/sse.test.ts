@@ -196,7 +196,7 @@ describe('a client that disconnects', () => {
       expectStreamHeaders(res);
       const { items } = await readSse(res.body, (seen) => eventsOf(seen).length >= 2);
       expect(eventsOf(items)).toHaveLength(2);
-      expect(started).toEqual([{ flavour, agentId: 'slow-storyteller', mode: 'stream' }]);
+      expect(started).toEqual([{ requestId: expect.stringMatching(/^req_/), flavour, agentId: 'slow-storyteller', mode: 'stream' }]);
 
       abort.abort();
       const closedAt = Date.now();

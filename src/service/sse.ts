@@ -19,6 +19,8 @@ export interface SseStream {
   /** Aborted when the client disconnects. */
   readonly signal: AbortSignal;
   end(): void;
+  /** Breaks the connection without ending the stream, as a failing network would. */
+  drop(): void;
 }
 
 export interface SseOptions {
@@ -41,6 +43,7 @@ interface Transport {
   write(chunk: string): boolean | Promise<void>;
   waitDrain(): Promise<void>;
   end(): void;
+  drop(): void;
 }
 
 /**
@@ -79,6 +82,8 @@ export function streamSse(
           outgoing.on('close', done);
         }),
       end: () => outgoing.end(),
+      // No terminating chunk: the client sees the body cut off mid-stream.
+      drop: () => outgoing.socket?.destroy(),
     };
     response = RESPONSE_ALREADY_SENT;
   } else {
@@ -115,6 +120,7 @@ export function streamSse(
           // already closed by a cancelled reader
         }
       },
+      drop: () => ctrl.error(new Error('connection dropped')),
     };
     response = new Response(readable, { status: 200, headers });
     c.req.raw.signal.addEventListener('abort', () => controller.abort());
@@ -146,6 +152,12 @@ export function streamSse(
       ended = true;
       clearInterval(keepAlive);
       transport.end();
+    },
+    drop: () => {
+      if (ended) return;
+      ended = true;
+      clearInterval(keepAlive);
+      transport.drop();
     },
   };
   controller.signal.addEventListener('abort', () => clearInterval(keepAlive));

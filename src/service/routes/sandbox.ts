@@ -2,6 +2,7 @@ import { Hono, type Context } from 'hono';
 import { bodyLimit } from '../body-limit.ts';
 import { isKnownScopeShape } from '../../contract/scopes.ts';
 import { closeAfterTooLarge, isPlainObject, metadataError, readJson, unknownKeys, type Env } from '../http.ts';
+import type { RunLog } from '../run-log.ts';
 import { newTokenString, type Store } from '../store.ts';
 
 const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d+)?$/i;
@@ -32,7 +33,7 @@ function sameOriginOnly(c: Context<Env>): Response | undefined {
   return undefined;
 }
 
-export function sandboxRoutes(store: Store, info: () => Record<string, unknown>) {
+export function sandboxRoutes(store: Store, info: () => Record<string, unknown>, runLog: RunLog) {
   const app = new Hono<Env>();
   app.use(
     bodyLimit({
@@ -46,6 +47,9 @@ export function sandboxRoutes(store: Store, info: () => Record<string, unknown>)
   app.use(async (c, next) => sameOriginOnly(c) ?? (await next()));
 
   app.get('/info', (c) => c.json({ service: 'reference', ...info() }));
+
+  /** The runs this service started, newest last: what arrived, not what a client thinks it sent. */
+  app.get('/runs', (c) => c.json({ runs: runLog.list() }));
 
   app.post('/tokens', async (c) => {
     const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
