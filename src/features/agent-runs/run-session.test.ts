@@ -1,0 +1,113 @@
+import { describe, expect, it } from 'vitest';
+import { RunSession } from './run-session';
+
+const msg = (text: string) => JSON.stringify({ messages: [{ role: 'GLEAN_AI', content: [{ type: 'text', text }] }] });
+const manual = () => {
+  const queue: (() => void)[] = [];
+  return { schedule: (fn: () => void) => queue.push(fn), flush: () => queue.splice(0).forEach((f) => f()), queue };
+};
+
+function session(flavour: 'legacy' | 'platform' = 'platform') {
+  const frames = manual();
+  const s = new RunSession(flavour, 0, frames.schedule);
+  s.open({ method: 'POST', url: '/x', status: 200, durationMs: 5, headers: [], receivedAt: 0 });
+  return { s, frames };
+}
+
+describe('stream event handling', () => {
+  it('concatenates text blocks in order and counts events and bytes', () => {
+    const { s } = session();
+    s.event({ id: '1', event: 'message', data: msg('Hello') }, 10);
+    s.event({ id: '2', event: 'message', data: msg(', world') }, 25);
+    s.end({ kind: 'closed' });
+    expect(s.transcriptText).toBe('Hello, world');
+    expect(s.status).toBe('done');
+    expect(s.events.map((e) => [e.seq, e.id, e.at, e.gap])).toEqual([
+      [1, '1', 10, 10],
+      [2, '2', 25, 15],
+    ]);
+    expect(s.bytes).toBe(msg('Hello').length + msg(', world').length);
+    expect(s.firstEventMs).toBe(10);
+  });
+
+  it('notifies listeners once per frame however many events arrive', () => {
+    const { s, frames } = session();
+    let renders = 0;
+    s.subscribe(() => renders++);
+    for (let i = 0; i < 1000; i++) s.event({ id: String(i), event: 'message', data: msg('x') }, i);
+    expect(renders).toBe(0);
+    expect(frames.queue).toHaveLength(1);
+    frames.flush();
+    expect(renders).toBe(1);
+    expect(s.events).toHaveLength(1000);
+  });
+
+  it('keeps the transcript in bounded chunks so only the last one changes', () => {
+    const { s } = session();
+    for (let i = 0; i < 3000; i++) s.event({ id: String(i), event: 'message', data: msg('abcd') }, i);
+    expect(s.transcript.length).toBeGreaterThan(2);
+    expect(s.transcript.slice(0, -1).every((c) => c.length === 4096)).toBe(true);
+    expect(s.transcriptText).toBe('abcd'.repeat(3000));
+  });
+
+  it('fails the run on a platform run.failed event with its problem details', () => {
+    const { s } = session();
+    s.event({ id: '1', event: 'message', data: msg('partial') }, 1);
+    s.event({
+      id: '2',
+      event: 'run.failed',
+      data: JSON.stringify({ error: { type: 't', title: 'Spend Limit Exceeded', status: 403, detail: 'limit', code: 'spend_limit_exceeded', request_id: 'req_1', documentation_url: 'https://d' } }),
+    }, 2);
+    s.end({ kind: 'closed' });
+    expect(s.status).toBe('failed');
+    expect(s.failure).toEqual({ title: 'Spend Limit Exceeded', detail: 'limit', code: 'spend_limit_exceeded', requestId: 'req_1', documentationUrl: 'https://d', status: 403 });
+    expect(s.transcriptText).toBe('partial');
+  });
+
+  it('fails a legacy run whose last message carries an error', () => {
+    const { s } = session('legacy');
+    s.event({ id: '1', event: 'message', data: msg('Working. ') }, 1);
+    s.event({ id: '2', event: 'message', data: msg('Error: Spend Limit Exceeded: limit (spend_limit_exceeded)') }, 2);
+    s.end({ kind: 'closed' });
+    expect(s.status).toBe('failed');
+    expect(s.failure?.detail).toMatch(/Spend Limit Exceeded/);
+  });
+
+  it('does not call a platform run failed for text that merely starts with Error', () => {
+    const { s } = session('platform');
+    s.event({ id: '1', event: 'message', data: msg('Error handling is explained below.') }, 1);
+    s.end({ kind: 'closed' });
+    expect(s.status).toBe('done');
+  });
+
+  it('shows malformed data raw with a warning and keeps reading', () => {
+    const { s } = session();
+    s.event({ id: '1', event: 'message', data: '{not json' }, 1);
+    s.event({ id: '2', event: 'surprise', data: '{}' }, 2);
+    s.event({ id: '3', event: 'message', data: JSON.stringify({ messages: 'nope' }) }, 3);
+    s.event({ id: '4', event: 'message', data: msg('still fine') }, 4);
+    s.end({ kind: 'closed' });
+    expect(s.warnings).toBe(3);
+    expect(s.events[0]!.warning).toMatch(/not JSON/);
+    expect(s.events[0]!.data).toBe('{not json');
+    expect(s.events[1]!.warning).toMatch(/surprise/);
+    expect(s.transcriptText).toBe('still fine');
+    expect(s.status).toBe('done');
+  });
+
+  it('marks a broken connection interrupted and keeps what arrived', () => {
+    const { s } = session();
+    s.event({ id: '1', event: 'message', data: msg('kept') }, 1);
+    s.end({ kind: 'interrupted', reason: 'network error' });
+    expect(s.status).toBe('interrupted');
+    expect(s.interruption).toBe('network error');
+    expect(s.transcriptText).toBe('kept');
+  });
+
+  it('marks a stop by the user stopped', () => {
+    const { s } = session();
+    s.end({ kind: 'stopped' });
+    expect(s.status).toBe('stopped');
+    expect(s.active).toBe(false);
+  });
+});
