@@ -17,10 +17,12 @@ export function authenticate(store: Store, refuse: (c: Context<Env>, why: string
   return async (c, next) => {
     const token = bearerToken(c);
     if (!token) return refuse(c, 'No bearer token: send Authorization: Bearer <token>.');
-    const record = store.findToken(token);
+    // Hashed once: the lookup and the rate limit's key both use the hash.
+    const hash = hashToken(token);
+    const record = store.findTokenByHash(hash);
     if (!record) return refuse(c, 'The bearer token is not known to this service.');
     c.set('token', record);
-    c.set('tokenKey', hashToken(token).toString('hex'));
+    c.set('tokenKey', hash.toString('hex'));
     await next();
   };
 }

@@ -110,7 +110,11 @@ export class Store {
 
   /** Looks a presented token up by its hash and compares the hashes in constant time. */
   findToken(token: string): TokenRecord | undefined {
-    const presented = hashToken(token);
+    return this.findTokenByHash(hashToken(token));
+  }
+
+  /** `findToken` for a caller that already holds the token's `hashToken`. */
+  findTokenByHash(presented: Buffer): TokenRecord | undefined {
     const row = this.stmts.tokenByHash.get(presented);
     if (!row || !timingSafeEqual(row.hash, presented)) return undefined;
     return { label: row.label, scopes: JSON.parse(row.scopes) as string[] };
