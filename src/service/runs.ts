@@ -43,6 +43,18 @@ function aiMessage(text: string): Message {
   return { role: 'GLEAN_AI', content: [{ type: 'text', text }] };
 }
 
+/**
+ * A `message` event's data, `{"messages":[<one AI message>]}`, as JSON. Only the text is
+ * serialized per event; the rest is JSON.stringify's own output for that shape, split once.
+ */
+const [MESSAGE_JSON_HEAD, MESSAGE_JSON_TAIL] = JSON.stringify({ messages: [aiMessage('\u0000')] } satisfies MessageEventData).split(
+  JSON.stringify('\u0000'),
+) as [string, string];
+
+export function messageEventJson(text: string): string {
+  return MESSAGE_JSON_HEAD + JSON.stringify(text) + MESSAGE_JSON_TAIL;
+}
+
 /** The text a legacy stream carries when the run fails: that family has no error event. */
 export function legacyFailureText(f: AgentFailure): string {
   return `Error: ${f.title}: ${f.detail} (${f.code})`;
@@ -80,13 +92,13 @@ export function streamRun(c: Context<Env>, flavour: Flavour, run: RunRequest, op
           const data: RunFailedEventData = { error: { ...error, documentation_url } };
           await sse.send(RUN_FAILED_EVENT, data);
         } else {
-          const data: MessageEventData = { messages: [aiMessage(legacyFailureText(step.failure))] };
-          await sse.send(MESSAGE_EVENT, data);
+          await sse.sendJson(MESSAGE_EVENT, messageEventJson(legacyFailureText(step.failure)));
         }
         return 'failed';
       }
-      const data: MessageEventData = { messages: [aiMessage(step.text ?? '')] };
-      await sse.send(MESSAGE_EVENT, data);
+      // Awaited only under back-pressure: a fast run writes a burst of events per tick.
+      const paused = sse.sendJson(MESSAGE_EVENT, messageEventJson(step.text ?? ''));
+      if (paused) await paused;
     }
     return 'completed';
   }

@@ -10,10 +10,15 @@ import { SSE_CONTENT_TYPE } from '../contract/sse.ts';
  * `app.request`) it falls back to a web ReadableStream with the same framing.
  */
 export interface SseStream {
-  /** Sends one event; resolves once the transport can take more. */
-  send(event: string, data: unknown): Promise<void>;
+  /**
+   * Sends one event. Under back-pressure it returns a promise that resolves once the
+   * transport can take more; otherwise nothing, so a fast producer does not wait a tick.
+   */
+  send(event: string, data: unknown): Promise<void> | undefined;
+  /** `send` for data already serialized: JSON on one line. */
+  sendJson(event: string, json: string): Promise<void> | undefined;
   /** Sends a comment line, used as keep-alive. */
-  comment(text: string): Promise<void>;
+  comment(text: string): Promise<void> | undefined;
   /** True once the client went away; producers stop work then. */
   readonly closed: boolean;
   /** Aborted when the client disconnects. */
@@ -36,7 +41,11 @@ const SSE_HEADERS = {
 
 /** SSE framing of one event; `data` is JSON on one line, so it needs no splitting. */
 export function frameEvent(id: number, event: string, data: unknown): string {
-  return `id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+  return frameJson(id, event, JSON.stringify(data));
+}
+
+function frameJson(id: number, event: string, json: string): string {
+  return `id: ${id}\nevent: ${event}\ndata: ${json}\n\n`;
 }
 
 interface Transport {
@@ -129,19 +138,31 @@ export function streamSse(
   let nextId = 1;
   let ended = false;
   let keepAlive: NodeJS.Timeout | undefined;
-  const armKeepAlive = () => {
-    if (keepAlive) keepAlive.refresh();
-    else keepAlive = setInterval(() => void write(': keep-alive\n\n'), options.keepAliveMs);
+  let rearm: NodeJS.Immediate | undefined;
+  const rearmKeepAlive = () => {
+    rearm = undefined;
+    keepAlive?.refresh();
   };
-  const write = async (chunk: string) => {
-    if (controller.signal.aborted || ended) return;
+  // Idle time counts from the end of a burst of writes: the timer is re-armed once per
+  // burst, not once per event, which kept a timer-list update on every event.
+  const armKeepAlive = () => {
+    if (!keepAlive) keepAlive = setInterval(() => void write(': keep-alive\n\n'), options.keepAliveMs);
+    else rearm ??= setImmediate(rearmKeepAlive);
+  };
+  const stopKeepAlive = () => {
+    clearInterval(keepAlive);
+    clearImmediate(rearm);
+  };
+  const write = (chunk: string): Promise<void> | undefined => {
+    if (controller.signal.aborted || ended) return undefined;
     const accepted = transport.write(chunk);
     armKeepAlive();
-    if (accepted === false) await transport.waitDrain();
-    else if (accepted instanceof Promise) await accepted;
+    if (accepted === false) return transport.waitDrain();
+    return accepted instanceof Promise ? accepted : undefined;
   };
   const stream: SseStream = {
     send: (event, data) => write(frameEvent(nextId++, event, data)),
+    sendJson: (event, json) => write(frameJson(nextId++, event, json)),
     comment: (text) => write(`: ${text}\n\n`),
     get closed() {
       return controller.signal.aborted;
@@ -150,17 +171,17 @@ export function streamSse(
     end: () => {
       if (ended) return;
       ended = true;
-      clearInterval(keepAlive);
+      stopKeepAlive();
       transport.end();
     },
     drop: () => {
       if (ended) return;
       ended = true;
-      clearInterval(keepAlive);
+      stopKeepAlive();
       transport.drop();
     },
   };
-  controller.signal.addEventListener('abort', () => clearInterval(keepAlive));
+  controller.signal.addEventListener('abort', stopKeepAlive);
 
   void produce(stream)
     .catch(() => {
