@@ -120,6 +120,11 @@ export class Store {
     return { label: row.label, scopes: JSON.parse(row.scopes) as string[] };
   }
 
+  /** A group's schema as stored: the JSON text `JSON.stringify` wrote, not parsed. */
+  getSchemaJson(name: string): string | undefined {
+    return this.stmts.groupByName.get(name.toLowerCase())?.schema;
+  }
+
   getGroup(name: string): GroupRecord | undefined {
     const row = this.stmts.groupByName.get(name.toLowerCase());
     return row ? { name: row.name, schema: JSON.parse(row.schema) as MetadataSchema } : undefined;

@@ -138,9 +138,10 @@ export function customMetadataRoutes(store: Store, options: { rateLimitPerMinute
   app.get('/custom-metadata/schema/:groupName', (c) => {
     const name = group(c);
     if (typeof name !== 'string') return name;
-    const found = store.getGroup(name);
-    if (!found) return metadataError(c, 404, 'not found', `Group "${name}" has no schema.`);
-    return c.json(found.schema);
+    const json = store.getSchemaJson(name);
+    if (json === undefined) return metadataError(c, 404, 'not found', `Group "${name}" has no schema.`);
+    // The stored text is JSON.stringify's output: answered as is, not parsed and re-serialized.
+    return c.body(json, 200, { 'content-type': 'application/json' });
   });
 
   app.put('/custom-metadata/schema/:groupName', async (c) => {
