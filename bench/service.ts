@@ -20,6 +20,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
+import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { Instance, Result } from 'autocannon';
 
@@ -387,6 +388,18 @@ function verdict(ratio: number, target: number): string {
   return ratio >= target ? 'met' : `missed by ${fmt((1 - ratio / target) * 100, 1)}%`;
 }
 
+function cpuRow(label: string, service: number, bare: number, digits: number): string[] {
+  return [label, fmt(service, digits), fmt(bare, digits), `${fmt(bare / service, 2)}x`, '', ''];
+}
+
+/** Other work on the machine skews every rate here; say how busy it was. */
+function machineLoad(when: string): string {
+  const cpus = os.availableParallelism();
+  const [one] = os.loadavg();
+  const busy = one! > cpus * 0.75 ? `: busy, other processes compete for the ${cpus} CPUs and the rates are noisy` : '';
+  return `load average ${when}: ${one!.toFixed(2)} on ${cpus} CPUs${busy}`;
+}
+
 function median(values: number[]): number {
   const s = [...values].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)]!;
@@ -406,6 +419,7 @@ async function main(): Promise<void> {
   watchdog.unref();
 
   console.log(`node ${process.version}; servers in child processes on ${HOST}; load generator in this process`);
+  console.log(machineLoad('before'));
   const service = await startServer('service');
   const reference = await get(service.port, SCHEMA_PATH, SALES_TOKEN);
   if (reference.status !== 200) throw new Broken(`the service answered the schema GET with ${reference.status}`);
@@ -434,6 +448,8 @@ async function main(): Promise<void> {
       ['schema GET requests/s', fmt(g.service.rps), fmt(g.bare.rps), `${fmt(ratio, 2)}x`, `>= ${GET_TARGET}x`, verdict(ratio, GET_TARGET)],
       ['schema GET p50 latency (ms)', fmt(g.service.p50, 2), fmt(g.bare.p50, 2), '', '', ''],
       ['schema GET p99 latency (ms)', fmt(g.service.p99, 2), fmt(g.bare.p99, 2), '', '', ''],
+      // The cost per request, less swayed by a busy machine than a rate; ratio bare/service.
+      cpuRow('schema GET server CPU µs/request', g.service.serverCpuUsPerReq, g.bare.serverCpuUsPerReq, 1),
     );
   }
 
@@ -455,12 +471,19 @@ async function main(): Promise<void> {
     const ratio = perSec('service') / perSec('bare');
     rows.push(
       [`SSE events/s (median of ${SSE_ROUNDS})`, fmt(perSec('service')), fmt(perSec('bare')), `${fmt(ratio, 2)}x`, `>= ${SSE_TARGET}x`, verdict(ratio, SSE_TARGET)],
+      cpuRow(
+        `SSE server CPU µs/event (median)`,
+        median(runs.service.map((r) => r.serverCpuUsPerEvent)),
+        median(runs.bare.map((r) => r.serverCpuUsPerEvent)),
+        2,
+      ),
       // A lost event never gets here: readSse throws and the run exits 1.
       ['SSE events lost', '0', '0', '', '0', 'met'],
     );
   }
 
-  console.log('\nSummary');
+  console.log(`\n${machineLoad('after')}`);
+  console.log('\nSummary (CPU rows: ratio is bare/service, the share of bare throughput the service would reach per core)');
   console.log(table(rows));
 }
 
