@@ -1,7 +1,6 @@
 import { defineConfig, devices } from '@playwright/test';
 import { chromiumPath } from './scripts/chromium.mjs';
-
-const PORT = Number(process.env.E2E_PORT ?? 4321);
+import { CONSOLE_PORT as PORT, UPSTREAM_ORIGIN, UPSTREAM_PORT, UPSTREAM_RATE_LIMIT } from './e2e/servers';
 
 export default defineConfig({
   testDir: './e2e',
@@ -28,12 +27,22 @@ export default defineConfig({
       },
     },
   ],
-  webServer: {
-    // The built console with the service mounted, as `npm start` serves it, on a throw-away database.
-    command: `npx tsx src/service/cli.ts start --memory --port ${PORT}`,
-    url: `http://127.0.0.1:${PORT}/sandbox/info`,
-    reuseExistingServer: false,
-    timeout: 180_000,
-    stdout: 'ignore',
-  },
+  webServer: [
+    {
+      command: `npx tsx src/service/cli.ts service --memory --port ${UPSTREAM_PORT} --rate-limit ${UPSTREAM_RATE_LIMIT}`,
+      url: `${UPSTREAM_ORIGIN}/sandbox/info`,
+      reuseExistingServer: false,
+      timeout: 60_000,
+      stdout: 'ignore',
+    },
+    {
+      // The built console with the service mounted, as `npm start` serves it, on a throw-away database,
+      // forwarding to the upstream above; its own service keeps the default rate limit.
+      command: `npx tsx src/service/cli.ts start --memory --port ${PORT} --upstream ${UPSTREAM_ORIGIN}`,
+      url: `http://127.0.0.1:${PORT}/sandbox/info`,
+      reuseExistingServer: false,
+      timeout: 180_000,
+      stdout: 'ignore',
+    },
+  ],
 });
