@@ -24,7 +24,7 @@ export function ConnectionPanel() {
       </div>
       <ProfileSettings />
       {(worked.length > 0 || refused.length > 0) && (
-        <div className="outcomes" aria-label="Groups seen with this profile">
+        <div className="outcomes" role="group" aria-label="Groups seen with this profile">
           {worked.length > 0 && <p>Answered: {worked.join(', ')}</p>}
           {refused.length > 0 && <p className="warn">Refused (401): {refused.join(', ')}</p>}
         </div>

@@ -25,7 +25,8 @@ export function GroupForm({ initial, recent, onOpen }: { initial: string; recent
           <button type="submit">Open schema</button>
         </div>
         <p id="group-name-hint" className={error ? 'hint error' : 'hint'}>
-          {error ?? `Rule: ${NAME_RULE}.`}
+          {/* The rule stays in view beside the problem, so the fix is clear without clearing the field. */}
+          {error ? `${error} Rule: ${NAME_RULE}.` : `Rule: ${NAME_RULE}.`}
         </p>
       </div>
       {recent.length > 0 && (
