@@ -16,7 +16,7 @@
  *
  * Environment knobs: BENCH_SSE_EVENTS (default 200000), BENCH_DURATION_S (default 10),
  * BENCH_CHILD_NODE_ARGS (extra node flags for both server children, e.g. `--cpu-prof`),
- * BENCH_ONLY=get|sse (one part alone, for profiling; no summary verdicts then).
+ * BENCH_ONLY=get|sse (one part alone, for profiling).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
