@@ -113,6 +113,10 @@ export async function streamRun(
         });
       },
       onmessage(msg: EventSourceMessage) {
+        // fetch-event-source calls this at every blank line, also after a keep-alive comment
+        // or a block with no data; by the WHATWG rules an empty data buffer dispatches nothing.
+        // (It cannot tell an explicit empty `data:` line apart, so that rare event is dropped too.)
+        if (msg.data === '') return;
         handlers.onEvent({ id: msg.id, event: msg.event || 'message', data: msg.data });
       },
       onerror(err) {
