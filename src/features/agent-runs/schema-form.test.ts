@@ -75,6 +75,8 @@ describe('the complete input object', () => {
     const fields = fieldsOf(HR_FORM);
     const problems = validateInput(HR_FORM, inputOf(fields, { ...defaultValues(HR_FORM), topic: '', region: 'mars' }));
     expect(Object.keys(problems).sort()).toEqual(['region', 'topic']);
+    expect(problems.topic).toBe('Required.');
+    expect(problems.region).toMatch(/allowed values/);
     const { topic: _t, ...withoutTopic } = inputOf(fields, defaultValues(HR_FORM));
     expect(validateInput(HR_FORM, withoutTopic).topic).toBe('Missing.');
   });
