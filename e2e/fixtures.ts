@@ -2,6 +2,7 @@ import AxeBuilder from '@axe-core/playwright';
 import { test as base, expect, type Page } from '@playwright/test';
 import { ConnectionPage } from './pages/connection';
 import { SchemasPage } from './pages/schemas';
+import { RunsPage } from './pages/runs';
 
 /** The app shell: navigation shared by every page. */
 export class Shell {
@@ -36,7 +37,7 @@ export class Shell {
   }
 }
 
-export const test = base.extend<{ shell: Shell; connection: ConnectionPage; schemas: SchemasPage }>({
+export const test = base.extend<{ shell: Shell; connection: ConnectionPage; schemas: SchemasPage; runs: RunsPage }>({
   shell: async ({ page }, use) => {
     await use(new Shell(page));
   },
@@ -45,6 +46,9 @@ export const test = base.extend<{ shell: Shell; connection: ConnectionPage; sche
   },
   schemas: async ({ page }, use) => {
     await use(new SchemasPage(page));
+  },
+  runs: async ({ page }, use) => {
+    await use(new RunsPage(page));
   },
 });
 

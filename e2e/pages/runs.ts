@@ -1,0 +1,235 @@
+import { expect, type Locator, type Page, type Request } from '@playwright/test';
+
+/** Demo tokens of the reference service (src/service/seed.ts); public sandbox strings. */
+export const AGENT_TOKENS = {
+  /** agents.run */
+  agents: 'sandbox-agents-1d6f3b9e0a7c2548',
+  /** custommetadata:global_scope only: runs are refused with 403. */
+  global: 'sandbox-global-3f9c2a7d41e8b605',
+} as const;
+
+/** One run the reference service started, as GET /sandbox/runs lists it. */
+export interface ServiceRun {
+  seq: number;
+  requestId: string;
+  flavour: 'legacy' | 'platform';
+  agentId: string;
+  mode: 'stream' | 'wait';
+  startedAt: string;
+  endedAt?: string;
+  events?: number;
+  outcome?: 'completed' | 'failed' | 'client-closed' | 'dropped';
+}
+
+/** True for a POST that starts a run on either API. */
+export function isRunPost(request: Request): boolean {
+  if (request.method() !== 'POST') return false;
+  const path = new URL(request.url()).pathname;
+  return /^\/api\/agents\/[^/]+\/runs$/.test(path) || /^\/rest\/api\/v1\/agents\/runs\/(stream|wait)$/.test(path);
+}
+
+/**
+ * /runs: the agent picker, the API and answer choices, the input form built from the agent's
+ * schema, the request preview, the live or waited output, and the run history. Also the
+ * reference service's own log of runs it started, to check what arrived there.
+ */
+export class RunsPage {
+  readonly main: Locator;
+  readonly heading: Locator;
+
+  // The agent picker
+  readonly searchAgents: Locator;
+  readonly agentId: Locator;
+  readonly loadAgent: Locator;
+  readonly agentList: Locator;
+
+  // How to run
+  readonly currentApi: Locator;
+  readonly legacyApi: Locator;
+  readonly streamAnswer: Locator;
+  readonly waitAnswer: Locator;
+  readonly clientTimeout: Locator;
+  readonly deprecation: Locator;
+  readonly switchToReplacement: Locator;
+  readonly schemaError: Locator;
+  readonly addFieldsByHand: Locator;
+
+  // The input form
+  readonly inputForm: Locator;
+  readonly run: Locator;
+  readonly stop: Locator;
+  readonly inFlightHint: Locator;
+  readonly requestLine: Locator;
+  readonly preview: Locator;
+
+  // The output of the last run
+  readonly output: Locator;
+  readonly status: Locator;
+  readonly eventCount: Locator;
+  readonly warningCount: Locator;
+  readonly transcript: Locator;
+  readonly timeline: Locator;
+  readonly timelineRows: Locator;
+  readonly failure: Locator;
+  readonly interruption: Locator;
+  readonly resultTabs: Locator;
+
+  // History
+  readonly history: Locator;
+  readonly historyItems: Locator;
+
+  constructor(readonly page: Page) {
+    this.main = page.getByRole('main');
+    this.heading = this.main.getByRole('heading', { name: 'Agent runs', level: 1 });
+
+    this.searchAgents = this.main.getByLabel('Search agents by name');
+    this.agentId = this.main.getByLabel('Or an agent id');
+    this.loadAgent = this.main.getByRole('button', { name: 'Load agent' });
+    this.agentList = this.main.getByRole('list', { name: 'Agents' });
+
+    this.currentApi = this.main.getByRole('group', { name: 'API' }).getByRole('radio', { name: /^Current/ });
+    this.legacyApi = this.main.getByRole('group', { name: 'API' }).getByRole('radio', { name: /^Legacy/ });
+    this.streamAnswer = this.main.getByRole('radio', { name: 'Stream (live events)' });
+    this.waitAnswer = this.main.getByRole('radio', { name: 'Wait (one answer)' });
+    this.clientTimeout = this.main.getByLabel(/^Client timeout, seconds/);
+    this.deprecation = this.main.getByRole('note', { name: 'Deprecated endpoint' });
+    this.switchToReplacement = this.deprecation.getByRole('button', { name: 'Switch to the replacement, keeping this input' });
+    this.schemaError = this.main.getByRole('alert').filter({ hasText: 'The agent’s input schema could not be loaded' });
+    this.addFieldsByHand = this.main.getByRole('button', { name: 'Add input fields by hand' });
+
+    this.inputForm = this.main.getByRole('form', { name: 'Input' });
+    this.run = this.main.getByRole('button', { name: /^Run and (stream|wait)$/ });
+    this.stop = this.main.getByRole('button', { name: /^(Stop|Cancel)$/ });
+    this.inFlightHint = this.main.getByText('A run is in flight; stop it to start another.');
+    const request = this.main.getByRole('region', { name: 'Request', exact: true });
+    this.requestLine = request.getByText(/^POST \//).first();
+    this.preview = this.main.getByLabel('Request body preview');
+
+    this.output = this.main.getByRole('region', { name: 'Run', exact: true });
+    this.status = this.output.getByRole('status');
+    this.eventCount = this.output.getByTestId('event-count');
+    this.warningCount = this.output.locator('dl.counters div').filter({ hasText: 'Warnings' }).locator('dd');
+    this.transcript = this.output.getByLabel('Transcript');
+    this.timeline = this.output.getByRole('list', { name: /^\d+ events$/ });
+    this.timelineRows = this.timeline.getByRole('listitem');
+    this.failure = this.output.getByRole('alert').filter({ has: page.getByRole('heading', { name: /^Run failed/, level: 3 }) });
+    this.interruption = this.output.getByRole('alert').filter({ hasText: 'The connection broke before the run ended' });
+    this.resultTabs = this.output.getByRole('tablist', { name: 'Run result' });
+
+    this.history = this.main.getByRole('region', { name: 'History' });
+    this.historyItems = this.history.getByRole('listitem');
+  }
+
+  async open() {
+    await this.page.goto('/runs');
+    await expect(this.heading).toBeVisible();
+  }
+
+  // --- choosing the agent and how to run it
+
+  agent(name: string): Locator {
+    return this.agentList.getByRole('button', { name });
+  }
+
+  /** Picks an agent from the list, as a user does, and waits for its input form. */
+  async chooseAgent(name: string) {
+    await this.agent(name).click();
+    await expect(this.agent(name)).toHaveAttribute('aria-pressed', 'true');
+    await expect(this.inputForm).toBeVisible();
+  }
+
+  async useApi(api: 'Current' | 'Legacy') {
+    await (api === 'Current' ? this.currentApi : this.legacyApi).check();
+  }
+
+  async answerBy(mode: 'stream' | 'wait') {
+    await (mode === 'stream' ? this.streamAnswer : this.waitAnswer).check();
+  }
+
+  // --- the input form
+
+  /** A form field by its schema title (the label without " *" or " (optional)"). */
+  field(title: string): Locator {
+    return this.inputForm.getByLabel(new RegExp(`^${title}( \\*| \\(optional\\))?$`));
+  }
+
+  message(n = 1): Locator {
+    return this.inputForm.getByLabel(`Message ${n} text`);
+  }
+
+  async writeMessage(text: string, n = 1) {
+    await this.message(n).fill(text);
+  }
+
+  /** The request body as the on-page preview shows it. */
+  async previewBody(): Promise<unknown> {
+    return JSON.parse((await this.preview.textContent()) ?? '') as unknown;
+  }
+
+  /** Resolves with the next POST that starts a run. */
+  nextRunPost(): Promise<Request> {
+    return this.page.waitForRequest(isRunPost);
+  }
+
+  /** Every run POST the page sends from now on, as it sends them. */
+  recordRunPosts(): Request[] {
+    const posts: Request[] = [];
+    this.page.on('request', (r) => {
+      if (isRunPost(r)) posts.push(r);
+    });
+    return posts;
+  }
+
+  // --- the output
+
+  /** Waits until the live counter shows at least `n` events, and returns the count it saw. */
+  async waitForEvents(n: number): Promise<number> {
+    let seen = 0;
+    await expect
+      .poll(async () => {
+        seen = Number(await this.eventCount.textContent());
+        return seen;
+      })
+      .toBeGreaterThanOrEqual(n);
+    return seen;
+  }
+
+  /** The explanation of a refused run, by the heading it starts with ("422 …"). */
+  refusal(heading: string | RegExp): Locator {
+    return this.main.getByRole('alert').filter({ has: this.page.getByRole('heading', { name: heading, level: 3 }) });
+  }
+
+  resultTab(name: 'Transcript' | 'Raw JSON' | 'Response'): Locator {
+    return this.resultTabs.getByRole('tab', { name });
+  }
+
+  resultPanel(): Locator {
+    return this.output.getByRole('tabpanel');
+  }
+
+  // --- history
+
+  historyItem(n = 1): Locator {
+    return this.historyItems.nth(n - 1);
+  }
+
+  // --- the reference service's own log
+
+  /** The runs the service started, oldest first. */
+  async serviceRuns(): Promise<ServiceRun[]> {
+    const response = await this.page.request.get('/sandbox/runs');
+    expect(response.status()).toBe(200);
+    return ((await response.json()) as { runs: ServiceRun[] }).runs;
+  }
+
+  /** The service's last run number, to count the runs started after it. */
+  async serviceSeq(): Promise<number> {
+    const runs = await this.serviceRuns();
+    return runs.length ? runs[runs.length - 1]!.seq : 0;
+  }
+
+  /** Runs the service started after `seq`. */
+  async serviceRunsAfter(seq: number): Promise<ServiceRun[]> {
+    return (await this.serviceRuns()).filter((r) => r.seq > seq);
+  }
+}
