@@ -150,7 +150,8 @@ export class RunsPage {
 
   /** A form field by its schema title (the label without " *" or " (optional)"). */
   field(title: string): Locator {
-    return this.inputForm.getByLabel(new RegExp(`^${title}( \\*| \\(optional\\))?$`));
+    const escaped = title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    return this.inputForm.getByLabel(new RegExp(`^${escaped}( \\*| \\(optional\\))?$`));
   }
 
   message(n = 1): Locator {
