@@ -3,9 +3,9 @@ import { expect, test } from './fixtures';
 import { AGENT_TOKENS } from './pages/runs';
 
 /**
- * A run is POSTed exactly once (API.md section 5): counted here at the reference service,
- * which logs every run it starts (GET /sandbox/runs), and at the page for refused POSTs,
- * which start no run. fetch-event-source's own default is to retry after a second.
+ * A run is POSTed exactly once (API.md section 5): counted at the reference service, which
+ * logs every run POST it receives and every run it starts (GET /sandbox/runs), and at the
+ * page. fetch-event-source's own default is to retry after a second.
  */
 const RETRY_WINDOW_MS = 1_500;
 
@@ -28,6 +28,7 @@ test('keeps the one stream open when the tab is hidden and shown again mid-strea
   await runs.chooseAgent('Slow Storyteller');
   await runs.writeMessage('A story while I look away');
   const before = await runs.serviceSeq();
+  const arrivedBefore = (await runs.servicePosts()).length;
   const posts = runs.recordRunPosts();
 
   await runs.run.click();
@@ -42,6 +43,7 @@ test('keeps the one stream open when the tab is hidden and shown again mid-strea
   await expect(runs.status).toHaveText('Streaming…');
   await runs.waitForEvents(shown + 1);
   expect(posts).toHaveLength(1);
+  expect((await runs.servicePosts()).slice(arrivedBefore).map((p) => p.path)).toEqual(['/api/agents/slow-storyteller/runs']);
   const started = await runs.serviceRunsAfter(before);
   expect(started).toHaveLength(1);
   expect(started[0]).toMatchObject({ agentId: 'slow-storyteller', mode: 'stream' });
@@ -59,6 +61,7 @@ test('reports a stream the server drops as interrupted, keeps the five fragments
   await runs.chooseAgent('Unreliable Line');
   await runs.writeMessage('Are you there?');
   const before = await runs.serviceSeq();
+  const arrivedBefore = (await runs.servicePosts()).length;
   const posts = runs.recordRunPosts();
 
   await runs.run.click();
@@ -70,6 +73,7 @@ test('reports a stream the server drops as interrupted, keeps the five fragments
 
   await page.waitForTimeout(RETRY_WINDOW_MS); // long enough for a would-be retry to happen
   expect(posts).toHaveLength(1);
+  expect((await runs.servicePosts()).slice(arrivedBefore).map((p) => p.path)).toEqual(['/api/agents/unreliable-line/runs']);
   expect(await runs.serviceRunsAfter(before)).toMatchObject([{ agentId: 'unreliable-line', outcome: 'dropped', events: 5 }]);
   await expect(runs.status).toHaveText('Interrupted');
   await expect(runs.eventCount).toHaveText('5');
@@ -83,6 +87,7 @@ test('shows a 422 with the tools to authorize and a 403 for a token without agen
   shell,
 }) => {
   const before = await runs.serviceSeq();
+  const arrivedBefore = (await runs.servicePosts()).length;
   const posts = runs.recordRunPosts();
 
   // 422: the agent's tools are not authorized.
@@ -98,6 +103,7 @@ test('shows a 422 with the tools to authorize and a 403 for a token without agen
   await shell.expectNoAxeViolations();
   await page.waitForTimeout(RETRY_WINDOW_MS); // long enough for a would-be retry to happen
   expect(posts.map((p) => new URL(p.url()).pathname)).toEqual(['/api/agents/calendar-helper/runs']);
+  expect((await runs.servicePosts()).slice(arrivedBefore).map((p) => [p.path, p.status])).toEqual([['/api/agents/calendar-helper/runs', 422]]);
 
   // 403: a valid token without agents.run, on an agent typed by id.
   await connection.setToken(AGENT_TOKENS.global);
@@ -112,6 +118,10 @@ test('shows a 422 with the tools to authorize and a 403 for a token without agen
   await expect(scope).toContainText('it needs the agents.run scope');
   await page.waitForTimeout(RETRY_WINDOW_MS); // long enough for a would-be retry to happen
   expect(posts.map((p) => new URL(p.url()).pathname)).toEqual(['/api/agents/calendar-helper/runs', '/api/agents/echo-assistant/runs']);
+  expect((await runs.servicePosts()).slice(arrivedBefore).map((p) => [p.path, p.status])).toEqual([
+    ['/api/agents/calendar-helper/runs', 422],
+    ['/api/agents/echo-assistant/runs', 403],
+  ]);
 
   // Neither refused POST started a run at the service.
   expect(await runs.serviceRunsAfter(before)).toEqual([]);

@@ -8,6 +8,13 @@ export const AGENT_TOKENS = {
   global: 'sandbox-global-3f9c2a7d41e8b605',
 } as const;
 
+/** One run POST as the reference service received it, as GET /sandbox/runs lists it. */
+export interface ServicePost {
+  requestId: string;
+  path: string;
+  status: number;
+}
+
 /** One run the reference service started, as GET /sandbox/runs lists it. */
 export interface ServiceRun {
   seq: number;
@@ -227,6 +234,13 @@ export class RunsPage {
   async serviceSeq(): Promise<number> {
     const runs = await this.serviceRuns();
     return runs.length ? runs[runs.length - 1]!.seq : 0;
+  }
+
+  /** Every run POST the service received (refused ones too), oldest first. */
+  async servicePosts(): Promise<ServicePost[]> {
+    const response = await this.page.request.get('/sandbox/runs');
+    expect(response.status()).toBe(200);
+    return ((await response.json()) as { posts: ServicePost[] }).posts;
   }
 
   /** Runs the service started after `seq`. */

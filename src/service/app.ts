@@ -6,7 +6,7 @@ import { customMetadataRoutes } from './routes/custom-metadata.ts';
 import { legacyAgentRoutes, platformAgentRoutes } from './routes/agents.ts';
 import { sandboxRoutes } from './routes/sandbox.ts';
 import type { RunObserver } from './runs.ts';
-import { RunLog } from './run-log.ts';
+import { RUN_POST_PATH, RunLog } from './run-log.ts';
 import { seedIfEmpty } from './seed.ts';
 import { Store, type StoreOptions } from './store.ts';
 
@@ -68,6 +68,10 @@ export function createApp(store: Store, catalog: AgentCatalog, options: ServiceO
     c.set('requestId', id);
     c.header('X-Request-Id', id);
     await next();
+    // Every run POST that arrived, refused ones included: the exactly-once checks count these.
+    if (c.req.method === 'POST' && RUN_POST_PATH.test(c.req.path)) {
+      runLog.post({ requestId: id, path: c.req.path, status: c.res.status, at: new Date().toISOString() });
+    }
   });
   if (options.corsOrigins?.length) {
     const policy = cors({

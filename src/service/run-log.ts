@@ -8,12 +8,24 @@ export interface LoggedRun extends RunStarted {
   outcome?: RunEnded['outcome'];
 }
 
+/** A POST to a run endpoint, whatever came of it (a refusal starts no run). */
+export interface LoggedPost {
+  requestId: string;
+  path: string;
+  status: number;
+  at: string;
+}
+
+/** Paths of the run endpoints of both APIs. */
+export const RUN_POST_PATH = /^\/(rest\/api\/v1\/agents\/runs\/(stream|wait)|api\/agents\/[^/]+\/runs)$/;
+
 /**
  * The last runs the service started, for the sandbox's "what did the server see" view:
  * it shows, for instance, that a console sent a run's POST once and only once.
  */
 export class RunLog {
   private readonly runs: LoggedRun[] = [];
+  private readonly posts: LoggedPost[] = [];
   private seq = 0;
   private readonly open = new Map<string, LoggedRun>();
 
@@ -39,7 +51,16 @@ export class RunLog {
     };
   }
 
+  post(entry: LoggedPost): void {
+    this.posts.push(entry);
+    if (this.posts.length > this.limit) this.posts.shift();
+  }
+
   list(): LoggedRun[] {
     return [...this.runs];
+  }
+
+  listPosts(): LoggedPost[] {
+    return [...this.posts];
   }
 }

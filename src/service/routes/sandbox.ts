@@ -48,8 +48,8 @@ export function sandboxRoutes(store: Store, info: () => Record<string, unknown>,
 
   app.get('/info', (c) => c.json({ service: 'reference', ...info() }));
 
-  /** The runs this service started, newest last: what arrived, not what a client thinks it sent. */
-  app.get('/runs', (c) => c.json({ runs: runLog.list() }));
+  /** The runs this service started and every run POST it received, newest last: what arrived, not what a client thinks it sent. */
+  app.get('/runs', (c) => c.json({ runs: runLog.list(), posts: runLog.listPosts() }));
 
   app.post('/tokens', async (c) => {
     const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
