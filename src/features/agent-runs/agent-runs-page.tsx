@@ -197,8 +197,10 @@ export function AgentRunsPage() {
         </>
       )}
 
-      {run?.kind === 'stream' && <StreamOutput session={run.session} />}
-      {run?.kind === 'wait' && <WaitOutput run={run} />}
+      {/* Keyed by run, so a selected event or toggle never carries over to the next run. */}
+      {run?.kind === 'stream' && <StreamOutput key={run.startedAt} session={run.session} />}
+
+      {run?.kind === 'wait' && <WaitOutput key={run.startedAt} run={run} />}
 
       <HistoryPanel
         canRun={!inFlight}
