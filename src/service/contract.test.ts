@@ -5,9 +5,10 @@
  */
 import { Glean, HTTPClient } from '@gleanwork/api-client';
 import * as errors from '@gleanwork/api-client/models/errors';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createService, type Service } from './app.ts';
+import { describe, expect, test } from 'vitest';
+import { createService } from './app.ts';
 import { listen } from './node.ts';
+import { listeningService } from './test-http.ts';
 import { DEMO_GROUPS, DEMO_TOKENS } from './seed.ts';
 import { specErrors, type SpecName } from './test-support/spec.ts';
 import { answerText, eventsOf, parseSseText } from './test-support/sse.ts';
@@ -31,18 +32,7 @@ const FLAKY_PARTIAL = 'Starting the quarterly report. Gathering sources now. Alm
 const DEPRECATION = '@1787616000';
 const SUNSET = 'Thu, 15 Apr 2027 00:00:00 GMT';
 
-let service: Service;
-let server: { url: string; close(): Promise<void> };
-
-beforeAll(async () => {
-  service = createService({ memory: true, rateLimitPerMinute: 0 });
-  server = await listen(service, 0);
-});
-
-afterAll(async () => {
-  await server?.close();
-  service?.close();
-});
+const server = listeningService();
 
 /** One answer the official client received, as it came off the wire. */
 interface Seen {
@@ -166,13 +156,13 @@ describe('custom metadata with the official client', () => {
     const put = await rec.last();
     expect(put).toMatchObject({ method: 'PUT', path: '/rest/api/index/document/DOC-7001/custom-metadata/sales', status: 200 });
     expectValid('indexing', 'SuccessResponse', put.json);
-    expect(service.store.getDocValues('DOC-7001', 'sales')).toEqual(values);
+    expect(server.service.store.getDocValues('DOC-7001', 'sales')).toEqual(values);
 
     await expect(glean.indexing.customMetadata.delete('DOC-7001', 'sales', at)).resolves.toEqual({ success: true });
     const del = await rec.last();
     expect(del).toMatchObject({ method: 'DELETE', status: 200 });
     expectValid('indexing', 'SuccessResponse', del.json);
-    expect(service.store.getDocValues('DOC-7001', 'sales') ?? []).toEqual([]);
+    expect(server.service.store.getDocValues('DOC-7001', 'sales') ?? []).toEqual([]);
   });
 
   test('surfaces a group token used on another group as ErrorInfoResponse with 401, for every operation', async () => {
@@ -194,8 +184,8 @@ describe('custom metadata with the official client', () => {
       expectValid('indexing', 'ErrorInfoResponse', answer.json);
     }
     // Refused, so nothing changed.
-    expect(service.store.getGroup('sales')?.schema).toEqual(DEMO_GROUPS.sales);
-    expect(service.store.getDocValues('DOC-1001', 'sales')).toHaveLength(2);
+    expect(server.service.store.getGroup('sales')?.schema).toEqual(DEMO_GROUPS.sales);
+    expect(server.service.store.getDocValues('DOC-1001', 'sales')).toHaveLength(2);
   });
 
   test('surfaces an unknown token and a token with no useful scope as 401', async () => {
@@ -225,7 +215,7 @@ describe('custom metadata with the official client', () => {
     expect((duplicate as errors.ErrorInfoResponse).statusCode).toBe(400);
     expect((duplicate as errors.ErrorInfoResponse).message).toMatch(/unique ignoring case/);
     expectValid('indexing', 'ErrorInfoResponse', (await rec.last()).json);
-    expect(service.store.getGroup('contractbad')).toBeUndefined();
+    expect(server.service.store.getGroup('contractbad')).toBeUndefined();
 
     const badValue = await rejectionOf(
       glean.indexing.customMetadata.upsert({ customMetadata: [{ name: 'status', value: true }] }, 'DOC-1001', 'sales', at),
@@ -255,7 +245,7 @@ describe('custom metadata with the official client', () => {
     expect((conflict as errors.ErrorInfoResponse).statusCode).toBe(409);
     expect((conflict as errors.ErrorInfoResponse).error).toBe('incompatible schema change');
     expectValid('indexing', 'ErrorInfoResponse', (await rec.last()).json);
-    expect(service.store.getGroup('sales')?.schema).toEqual(DEMO_GROUPS.sales);
+    expect(server.service.store.getGroup('sales')?.schema).toEqual(DEMO_GROUPS.sales);
   });
 
   test('answers malformed bodies, wrong media types and unknown paths in the ErrorInfoResponse shape', async () => {
@@ -289,7 +279,7 @@ describe('client API agents (deprecated runs) with the official client', () => {
     expectValid('client_rest', 'SearchAgentsResponse', (await rec.last()).json);
 
     const all = await glean.client.agents.list({});
-    expect(all.agents?.length).toBe(service.catalog.agents.length);
+    expect(all.agents?.length).toBe(server.service.catalog.agents.length);
     expectValid('client_rest', 'SearchAgentsResponse', (await rec.last()).json);
 
     const agent = await glean.client.agents.retrieve('hr-policy-form');

@@ -3,9 +3,10 @@
  * independent parser (eventsource-parser), plus the in-process fallback of `app.request`.
  */
 import type { EventSourceMessage } from 'eventsource-parser';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createService, type Service } from './app.ts';
+import { describe, expect, test } from 'vitest';
+import { createService } from './app.ts';
 import { listen } from './node.ts';
+import { listeningService } from './test-http.ts';
 import type { RunEnded, RunStarted } from './runs.ts';
 import { DEMO_TOKENS } from './seed.ts';
 import { specErrors } from './test-support/spec.ts';
@@ -23,18 +24,7 @@ const FLAKY_PARTIAL = 'Starting the quarterly report. Gathering sources now. Alm
 
 type Flavour = 'platform' | 'legacy';
 
-let service: Service;
-let server: { url: string; close(): Promise<void> };
-
-beforeAll(async () => {
-  service = createService({ memory: true, rateLimitPerMinute: 0 });
-  server = await listen(service, 0);
-});
-
-afterAll(async () => {
-  await server?.close();
-  service?.close();
-});
+const server = listeningService();
 
 function runRequest(flavour: Flavour, agentId: string, body: Record<string, unknown>): { path: string; init: RequestInit } {
   const headers = { authorization: `Bearer ${AGENTS}`, 'content-type': 'application/json', accept: 'text/event-stream' };
@@ -237,7 +227,7 @@ describe('a high-volume stream', () => {
 describe('the in-process fallback without Node bindings', () => {
   test('frames a platform stream from app.request exactly as over HTTP', async () => {
     const { path, init } = runRequest('platform', 'echo-assistant', { messages: USER_HI });
-    const inProcess = await service.app.request(path, init);
+    const inProcess = await server.service.app.request(path, init);
     expectStreamHeaders(inProcess);
     const local = await readSse(inProcess.body);
     expect(local.ended).toBe(true);
@@ -252,7 +242,7 @@ describe('the in-process fallback without Node bindings', () => {
 
   test('ends a failing platform run from app.request with one run.failed event', async () => {
     const { path, init } = runRequest('platform', 'flaky-reporter', { messages: USER_HI });
-    const res = await service.app.request(path, init);
+    const res = await server.service.app.request(path, init);
     expectStreamHeaders(res);
     const { items, ended } = await readSse(res.body);
     expect(ended).toBe(true);

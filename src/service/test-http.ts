@@ -3,9 +3,10 @@
  * the three error-body families of API.md. Test-only; nothing in the service imports it.
  */
 import { request as httpRequest } from 'node:http';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { AgentCatalog } from './agents.ts';
-import { createApp, type Service, type ServiceOptions } from './app.ts';
+import { createApp, createService, type Service, type ServiceOptions } from './app.ts';
+import { listen } from './node.ts';
 import { DEMO_TOKENS, seedIfEmpty } from './seed.ts';
 import { Store } from './store.ts';
 
@@ -188,4 +189,28 @@ export function expectFamilyError(family: Family, a: Answer, status: number): vo
 
 export function pointersOf(body: ProblemBody): string[] {
   return (body.errors ?? []).map((e) => e.pointer);
+}
+
+/**
+ * One service on a real port for a whole test file: registers the start and stop hooks
+ * and gives the running instance to the tests.
+ */
+export function listeningService(options: ServiceOptions = { memory: true, rateLimitPerMinute: 0 }) {
+  const state: { service?: Service; server?: { url: string; close(): Promise<void> } } = {};
+  beforeAll(async () => {
+    state.service = createService(options);
+    state.server = await listen(state.service, 0);
+  });
+  afterAll(async () => {
+    await state.server?.close();
+    state.service?.close();
+  });
+  return {
+    get service(): Service {
+      return state.service!;
+    },
+    get url(): string {
+      return state.server!.url;
+    },
+  };
 }

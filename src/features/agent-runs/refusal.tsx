@@ -1,6 +1,6 @@
 import { isProblemDetail } from '../../contract/problem';
 import type { ApiError } from '../../lib/api-client';
-import { ResponseMetaView } from '../../components/response-meta';
+import { ErrorDetails } from '../../components/error-details';
 
 interface Suggestion {
   tool: string;
@@ -92,13 +92,7 @@ export function Refusal({ error }: { error: ApiError }) {
           Request id <code>{error.requestId}</code>
         </p>
       )}
-      {error.bodyIsRaw && String(error.body) !== '' && <pre className="raw">{String(error.body)}</pre>}
-      {error.meta && (
-        <details>
-          <summary>Response details</summary>
-          <ResponseMetaView meta={error.meta} />
-        </details>
-      )}
+      <ErrorDetails error={error} />
     </div>
   );
 }

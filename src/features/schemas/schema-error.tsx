@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { GLOBAL_SCOPE, groupScope } from '../../contract/scopes';
 import type { ApiError } from '../../lib/api-client';
-import { ResponseMetaView } from '../../components/response-meta';
+import { ErrorDetails } from '../../components/error-details';
 
 function RetryAfter({ seconds, onRetry }: { seconds: number; onRetry(): void }) {
   const [left, setLeft] = useState(seconds);
@@ -86,18 +86,7 @@ export function SchemaError({ error, group, statedScopes, onCreate, onRetry }: {
   return (
     <div className="error-panel" role="alert">
       {body}
-      {error.bodyIsRaw && (
-        <>
-          <p>The answer was not JSON; here it is as received:</p>
-          <pre className="raw">{String(error.body)}</pre>
-        </>
-      )}
-      {error.meta && (
-        <details>
-          <summary>Response details</summary>
-          <ResponseMetaView meta={error.meta} />
-        </details>
-      )}
+      <ErrorDetails error={error} />
     </div>
   );
 }

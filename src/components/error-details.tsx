@@ -1,0 +1,22 @@
+import type { ApiError } from '../lib/api-client';
+import { ResponseMetaView } from './response-meta';
+
+/** The parts of a failed answer every error view shows: a non-JSON body as received, and the response details. */
+export function ErrorDetails({ error }: { error: ApiError }) {
+  return (
+    <>
+      {error.bodyIsRaw && String(error.body) !== '' && (
+        <>
+          <p>The answer was not JSON; here it is as received:</p>
+          <pre className="raw">{String(error.body)}</pre>
+        </>
+      )}
+      {error.meta && (
+        <details>
+          <summary>Response details</summary>
+          <ResponseMetaView meta={error.meta} />
+        </details>
+      )}
+    </>
+  );
+}
