@@ -6,6 +6,13 @@
  * effects and cost, so each of those is switched off here: `openWhenHidden: true` keeps the
  * one request open, `onopen` throws on a non-2xx answer or a wrong content type, `onerror`
  * rethrows (which ends the retry loop), and a closed stream is never reopened.
+ *
+ * fetch-event-source reads the body in a loop of awaited reads; when the network has
+ * delivered faster than the page parses, every read resolves at once and the whole backlog
+ * (tens of thousands of events) is parsed in one task, so nothing is painted meanwhile. The
+ * body is therefore handed to it through `pacedBody`: in slices of at most SLICE_BYTES, with
+ * a yield to the event loop whenever a task has parsed for SLICE_BUDGET_MS. Same bytes, same
+ * parser, same single request.
  */
 
 import { fetchEventSource, type EventSourceMessage } from '@microsoft/fetch-event-source';
@@ -36,6 +43,99 @@ export type StreamEnd =
   | { kind: 'refused'; error: ApiError }
   /** The connection broke after the stream had started. */
   | { kind: 'interrupted'; reason: string };
+
+/** Longest a task parses before the reader yields, so frames and input get their turn. */
+const SLICE_BUDGET_MS = 12;
+/** Largest piece of a network chunk parsed at once (about 140 small events). */
+const SLICE_BYTES = 16 * 1024;
+
+interface TaskScheduler {
+  postTask(callback: () => void, options: { priority: 'background' }): Promise<void>;
+}
+
+/** The Prioritized Task Scheduling API, where there is one (Chromium, Firefox). */
+const taskScheduler = (globalThis as { scheduler?: Partial<TaskScheduler> }).scheduler;
+
+/**
+ * A later task. Background priority where the page is visible and the browser has it: the
+ * frame, input and network tasks go first, so a flood is read between frames rather than
+ * holding them back. Hidden pages may throttle such tasks, and fall back to a
+ * MessageChannel task, which nothing throttles (the run keeps streaming while hidden).
+ */
+function laterTask(fallback: () => Promise<void>): Promise<void> {
+  if (taskScheduler?.postTask && typeof document !== 'undefined' && document.visibilityState === 'visible') {
+    return (taskScheduler as TaskScheduler).postTask(() => undefined, { priority: 'background' });
+  }
+  return fallback();
+}
+
+/**
+ * The same bytes as `body`, in slices, yielding to the event loop (a task, not a timer,
+ * which would be clamped to 4 ms) once SLICE_BUDGET_MS have passed since the last yield.
+ * Slices may cut a line or a UTF-8 sequence: the parser joins bytes into lines first.
+ */
+export function pacedBody(body: ReadableStream<Uint8Array>, budgetMs = SLICE_BUDGET_MS, sliceBytes = SLICE_BYTES): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  const channel = new MessageChannel();
+  let wake: (() => void) | undefined;
+  channel.port1.onmessage = () => {
+    const w = wake;
+    wake = undefined;
+    w?.();
+  };
+  const nextTask = () =>
+    laterTask(
+      () =>
+        new Promise<void>((resolve) => {
+          wake = resolve;
+          channel.port2.postMessage(null);
+        }),
+    );
+  let chunk: Uint8Array | undefined;
+  let offset = 0;
+  let since = performance.now();
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        try {
+          if (performance.now() - since >= budgetMs) {
+            await nextTask();
+            since = performance.now();
+          }
+          if (!chunk || offset >= chunk.length) {
+            const { done, value } = await reader.read();
+            if (done) {
+              channel.port1.close();
+              controller.close();
+              return;
+            }
+            chunk = value;
+            offset = 0;
+          }
+          const end = Math.min(offset + sliceBytes, chunk.length);
+          controller.enqueue(chunk.subarray(offset, end));
+          offset = end;
+        } catch (err) {
+          channel.port1.close();
+          throw err;
+        }
+      },
+      cancel(reason) {
+        channel.port1.close();
+        return reader.cancel(reason);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+/** fetch, with an event stream's body paced; any other answer (a refusal) as it came. */
+const pacedFetch: typeof fetch = async (input, init) => {
+  const response = await fetch(input, init);
+  const type = response.headers.get('content-type') ?? '';
+  if (!response.ok || !response.body || !type.startsWith(SSE_CONTENT_TYPE)) return response;
+  return new Response(pacedBody(response.body), { status: response.status, statusText: response.statusText, headers: response.headers });
+};
 
 /** Carries a refusal out of `onopen` so it is not mistaken for a broken stream. */
 class Refused extends Error {
@@ -96,6 +196,7 @@ export async function streamRun(
       signal,
       credentials: 'omit',
       openWhenHidden: true,
+      fetch: pacedFetch,
       async onopen(response) {
         const type = response.headers.get('content-type') ?? '';
         if (!response.ok || !type.startsWith(SSE_CONTENT_TYPE)) throw new Refused(await refusalOf(response, url, method, started));

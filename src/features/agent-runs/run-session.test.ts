@@ -4,7 +4,16 @@ import { RunSession } from './run-session';
 const msg = (text: string) => JSON.stringify({ messages: [{ role: 'GLEAN_AI', content: [{ type: 'text', text }] }] });
 const manual = () => {
   const queue: (() => void)[] = [];
-  return { schedule: (fn: () => void) => queue.push(fn), flush: () => queue.splice(0).forEach((f) => f()), queue };
+  const delays: number[] = [];
+  return {
+    schedule: (fn: () => void, delayMs: number) => {
+      queue.push(fn);
+      delays.push(delayMs);
+    },
+    flush: () => queue.splice(0).forEach((f) => f()),
+    queue,
+    delays,
+  };
 };
 
 function session(flavour: 'legacy' | 'platform' = 'platform') {
@@ -40,6 +49,41 @@ describe('stream event handling', () => {
     frames.flush();
     expect(renders).toBe(1);
     expect(s.events).toHaveLength(1000);
+  });
+
+  it('spaces renders out while events flood in, and not for a slower stream', () => {
+    const { s, frames } = session();
+    let renders = 0;
+    s.subscribe(() => renders++);
+    s.event({ id: '1', event: 'message', data: msg('x') }, 1);
+    frames.flush();
+    // A few events a frame, as a model's tokens: the next frame, no wait.
+    for (let i = 0; i < 5; i++) s.event({ id: String(i), event: 'message', data: msg('x') }, i);
+    frames.flush();
+    s.event({ id: 'a', event: 'message', data: msg('x') }, 10);
+    expect(frames.delays.at(-1)).toBe(0);
+    frames.flush();
+    // Hundreds in one frame: the next render waits about 100 ms.
+    for (let i = 0; i < 500; i++) s.event({ id: String(i), event: 'message', data: msg('x') }, 20);
+    frames.flush();
+    s.event({ id: 'b', event: 'message', data: msg('x') }, 30);
+    expect(frames.delays.at(-1)).toBeGreaterThan(50);
+    expect(frames.delays.at(-1)).toBeLessThanOrEqual(100);
+    frames.flush();
+    expect(renders).toBe(5);
+    expect(s.events).toHaveLength(508);
+  });
+
+  it('seals transcript chunks where a line ends, else after whitespace, so a split rarely shows', () => {
+    const { s } = session();
+    const line = 'word '.repeat(60) + '\n'; // 301 characters
+    for (let i = 0; i < 20; i++) s.event({ id: String(i), event: 'message', data: msg(line) }, i);
+    expect(s.transcript.slice(0, -1).every((c) => c.endsWith('\n') && c.length >= 1024 && c.length < 2048)).toBe(true);
+    const { s: t } = session();
+    for (let i = 0; i < 2000; i++) t.event({ id: String(i), event: 'message', data: msg(`token ${i} `) }, i);
+    expect(t.transcript.length).toBeGreaterThan(2);
+    expect(t.transcript.slice(0, -1).every((c) => c.endsWith(' ') && c.length >= 2048 && c.length < 2100)).toBe(true);
+    expect(t.transcriptText).toBe(Array.from({ length: 2000 }, (_, i) => `token ${i} `).join(''));
   });
 
   it('keeps the transcript in bounded chunks so only the last one changes', () => {

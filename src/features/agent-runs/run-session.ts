@@ -33,7 +33,23 @@ export interface RunFailure {
   status?: number;
 }
 
-const CHUNK_CHARS = 4096;
+/**
+ * The transcript is kept, and rendered, in chunks that are blocks of their own, so new text
+ * re-lays out only the last chunk: one block holding all the text is laid out whole on every
+ * frame, hundreds of ms at 50,000 events, and the last chunk costs about 1 ms per 4,000
+ * characters. A chunk is sealed where a line ends anyway (after a newline) once it has
+ * CHUNK_CHARS, so the split does not show; text without newlines is split after whitespace
+ * at twice that (a line then ends early), and text without whitespace anywhere at four times.
+ */
+const CHUNK_CHARS = 1024;
+
+function sealed(chunk: string): boolean {
+  const n = chunk.length;
+  if (n < CHUNK_CHARS) return false;
+  if (chunk.charCodeAt(n - 1) === 10) return true;
+  if (n < 2 * CHUNK_CHARS) return false;
+  return n >= 4 * CHUNK_CHARS || /\s/.test(chunk[n - 1]!);
+}
 
 function utf8Length(s: string): number {
   let n = 0;
@@ -63,8 +79,26 @@ function textOf(messages: unknown): string | undefined {
 const LEGACY_ERROR_TEXT = /^\s*error\b[:\s]/i;
 
 /**
+ * A render of the run costs several ms of layout and paint whatever the number of events
+ * (the rows on screen, the last transcript chunk). When events flood in (a batch of
+ * FLOOD_BATCH or more since the last render, thousands a second), rendering every frame
+ * would take a large share of the main thread from reading them; renders are then spaced
+ * FLOOD_INTERVAL_MS apart, ten a second. A stream slower than that, any model's tokens,
+ * renders at every frame.
+ */
+const FLOOD_BATCH = 64;
+const FLOOD_INTERVAL_MS = 100;
+
+/** Runs `fn` at the animation frame after `delayMs`. */
+function nextFrame(fn: () => void, delayMs: number): void {
+  if (delayMs > 0) setTimeout(() => requestAnimationFrame(fn), delayMs);
+  else requestAnimationFrame(fn);
+}
+
+/**
  * One run as it happens. Events go into an append-only log outside React; listeners are
- * told at most once per animation frame, so 50,000 events cost a few hundred renders.
+ * told at most once per animation frame (ten times a second in a flood), so 50,000 events
+ * cost a few dozen renders.
  */
 export class RunSession {
   status: RunStatus = 'opening';
@@ -84,12 +118,16 @@ export class RunSession {
   private lastAt = 0;
   private version = 0;
   private scheduled = false;
+  /** When listeners were last told, and how many events they had seen then and the time before. */
+  private notifiedAt = -Infinity;
+  private notifiedEvents = 0;
+  private lastBatch = 0;
   private readonly listeners = new Set<() => void>();
 
   constructor(
     readonly flavour: Flavour,
     private readonly startedAt: number = performance.now(),
-    private readonly schedule: (fn: () => void) => void = (fn) => requestAnimationFrame(fn),
+    private readonly schedule: (fn: () => void, delayMs: number) => void = nextFrame,
   ) {}
 
   subscribe = (listener: () => void): (() => void) => {
@@ -115,11 +153,15 @@ export class RunSession {
     }
     if (this.scheduled) return;
     this.scheduled = true;
+    const delay = this.lastBatch >= FLOOD_BATCH ? this.notifiedAt + FLOOD_INTERVAL_MS - performance.now() : 0;
     this.schedule(() => {
       this.scheduled = false;
+      this.notifiedAt = performance.now();
+      this.lastBatch = this.events.length - this.notifiedEvents;
+      this.notifiedEvents = this.events.length;
       this.version++;
       for (const l of this.listeners) l();
-    });
+    }, delay);
   }
 
   private elapsed(): number {
@@ -134,7 +176,7 @@ export class RunSession {
 
   private append(text: string): void {
     let last = this.transcript.length - 1;
-    if (this.transcript[last]!.length >= CHUNK_CHARS) {
+    if (sealed(this.transcript[last]!)) {
       this.transcript.push('');
       last++;
     }

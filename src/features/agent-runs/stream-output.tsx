@@ -1,5 +1,5 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { memo, useEffect, useRef, useState } from 'react';
+import { memo, useLayoutEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { ResponseMetaView } from '../../components/response-meta';
 import { Refusal } from './refusal';
 import type { RunSession, TimelineEntry } from './run-session';
@@ -17,8 +17,14 @@ const STATUS_TEXT: Record<RunSession['status'], string> = {
   refused: 'Refused',
 };
 
+/**
+ * A block, so that text arriving in the last chunk does not re-lay out the others; skipped
+ * by layout and paint while scrolled out of view (content-visibility), with a height guessed
+ * from its length until it has been shown once. Text, find-in-page and the accessibility tree
+ * keep all of it.
+ */
 const TranscriptChunk = memo(function TranscriptChunk({ text }: { text: string }) {
-  return <span>{text}</span>;
+  return <div style={{ contentVisibility: 'auto', containIntrinsicSize: `auto ${Math.max(1, Math.round(text.length / 100))}lh` }}>{text}</div>;
 });
 
 function pretty(data: string): string {
@@ -65,10 +71,15 @@ function Timeline({ session }: { session: RunSession }) {
   // The project does not use the React Compiler, so its memoization warning does not apply.
   // eslint-disable-next-line react-hooks/incompatible-library
   const virtualizer = useVirtualizer({ count, getScrollElement: () => parent.current, estimateSize: () => ROW_HEIGHT, overscan: 10 });
-  useEffect(() => {
-    if (follow && count > 0) virtualizer.scrollToIndex(count - 1, { align: 'end' });
+  // Following: the end in view with one scroll write, which the browser clamps, and no read.
+  // scrollToIndex(count - 1) read the layout back (to clamp to the end) and then re-read it
+  // every frame until the position settled, several forced layouts per render. The virtualizer
+  // sees this write as any scroll and renders the rows there.
+  useLayoutEffect(() => {
+    if (follow && count > 0 && parent.current) parent.current.scrollTop = virtualizer.getTotalSize();
   }, [count, follow, virtualizer]);
   const entry = selected !== null ? session.events[selected] : undefined;
+  const rows = virtualizer.getVirtualItems();
   return (
     <section aria-labelledby="timeline-heading">
       <div className="toolbar">
@@ -88,10 +99,13 @@ function Timeline({ session }: { session: RunSession }) {
       </div>
       <div ref={parent} className="timeline" role="list" aria-label={`${count} events`} tabIndex={0}>
         <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
-          {virtualizer.getVirtualItems().map((row) => {
+          {rows.map((row) => {
             const e = session.events[row.index]!;
             return (
-              <div key={row.key} role="listitem" style={{ position: 'absolute', top: 0, left: 0, right: 0, height: ROW_HEIGHT, transform: `translateY(${row.start}px)` }}>
+              // Keyed by slot, not index: rows on screen are consecutive, so index % rows.length
+              // is unique, and a row that scrolls off is reused for the one scrolling in
+              // instead of being removed and created again on every frame of a followed stream.
+              <div key={row.index % rows.length} role="listitem" style={{ position: 'absolute', top: 0, left: 0, right: 0, height: ROW_HEIGHT, transform: `translateY(${row.start}px)` }}>
                 <button type="button" className={`timeline-row${e.warning ? ' warned' : ''}`} aria-pressed={selected === row.index} onClick={() => setSelected(row.index)}>
                   <span>{e.seq}</span>
                   <span>{e.id}</span>
@@ -115,6 +129,8 @@ function Timeline({ session }: { session: RunSession }) {
 }
 
 export function StreamOutput({ session }: { session: RunSession }) {
+  // Re-renders on the session's per-frame notifications; the page around it does not.
+  useSyncExternalStore(session.subscribe, session.getVersion);
   const status = session.status;
   return (
     <section className="panel run-output" aria-labelledby="output-heading">

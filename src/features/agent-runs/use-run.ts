@@ -40,8 +40,9 @@ export function useRun(onSaved?: () => void) {
   const [run, setRun] = useState<ActiveRun | null>(null);
   const controller = useRef<AbortController | null>(null);
   const session = run?.kind === 'stream' ? run.session : null;
-  // Re-render on the session's per-frame notifications.
-  useSyncExternalStore(session?.subscribe ?? noop, session?.getVersion ?? (() => 0));
+  // Re-render when the run changes status (opened, ended), not on every frame of events:
+  // StreamOutput subscribes to those itself, so the page, its form and history stay still.
+  useSyncExternalStore(session?.subscribe ?? noop, session ? () => session.status : () => 'idle');
 
   const inFlight = run !== null && (run.kind === 'stream' ? run.session.active : run.status === 'waiting');
 
