@@ -1,28 +1,35 @@
 // @ts-check
 import js from '@eslint/js';
 import pluginQuery from '@tanstack/eslint-plugin-query';
-import { createNodeResolver, importX } from 'eslint-plugin-import-x';
+import boundaries from 'eslint-plugin-boundaries';
 import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
-/** The import rules of DESIGN.md, as zones: files in `target` may not import from `from`. */
-const layerZones = [
-  // contract imports nothing of the project
-  { target: './src/contract', from: './src', except: ['./contract'], message: 'contract/ imports nothing of the project.' },
-  // service imports only contract and Node
-  { target: './src/service', from: './src', except: ['./service', './contract'], message: 'service/ imports only contract/ and Node.' },
-  // browser code never imports the service
-  { target: ['./src/app', './src/features', './src/components', './src/lib', './src/main.tsx'], from: './src/service', message: 'Browser code never imports the service.' },
-  // lib and components sit below features and app
-  { target: ['./src/lib', './src/components'], from: ['./src/features', './src/app'], message: 'lib/ and components/ sit below features/ and app/.' },
-  { target: './src/lib', from: './src/components', message: 'lib/ has no React components.' },
-  // features do not import each other
-  { target: './src/features/connection', from: ['./src/features/schemas', './src/features/agent-runs'], message: 'Features do not import each other; move shared code to lib/ or contract/.' },
-  { target: './src/features/schemas', from: ['./src/features/connection', './src/features/agent-runs'], message: 'Features do not import each other; move shared code to lib/ or contract/.' },
-  { target: './src/features/agent-runs', from: ['./src/features/connection', './src/features/schemas'], message: 'Features do not import each other; move shared code to lib/ or contract/.' },
-  // vite.config.ts reaches the service only through its plugin
-  { target: './vite.config.ts', from: './src/service', except: ['./vite-plugin.ts'], message: 'vite.config.ts reaches the service only through its plugin.' },
+/**
+ * The import rules of DESIGN.md, as architectural elements and the dependencies each may
+ * have (eslint-plugin-boundaries): app → features → components, lib, contract; features
+ * never import each other; service imports only contract; contract imports nothing.
+ */
+const FEATURES = ['connection', 'schemas', 'agent-runs'];
+const elements = [
+  { type: 'contract', pattern: 'src/contract' },
+  { type: 'service', pattern: 'src/service' },
+  { type: 'lib', pattern: 'src/lib' },
+  { type: 'components', pattern: 'src/components' },
+  ...FEATURES.map((f) => ({ type: `feature-${f}`, pattern: `src/features/${f}` })),
+  { type: 'app', pattern: 'src/app' },
+];
+const allowTo = (...types) => ({ to: { element: { types: { anyOf: types } } } });
+const policies = [
+  // Packages and Node's modules are not the project's layers.
+  { allow: { to: [{ module: { origin: 'external' } }, { module: { origin: 'core' } }] } },
+  { from: { element: { type: 'contract' } }, allow: allowTo('contract') },
+  { from: { element: { type: 'service' } }, allow: allowTo('service', 'contract') },
+  { from: { element: { type: 'lib' } }, allow: allowTo('lib', 'contract') },
+  { from: { element: { type: 'components' } }, allow: allowTo('components', 'lib', 'contract') },
+  ...FEATURES.map((f) => ({ from: { element: { type: `feature-${f}` } }, allow: allowTo(`feature-${f}`, 'components', 'lib', 'contract') })),
+  { from: { element: { type: 'app' } }, allow: allowTo('app', ...FEATURES.map((f) => `feature-${f}`), 'components', 'lib', 'contract') },
 ];
 
 export default tseslint.config(
@@ -30,15 +37,26 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    plugins: { 'import-x': importX },
-    settings: {
-      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.tsx', '.js', '.json'] })],
-    },
     languageOptions: { globals: { ...globals.node } },
     rules: {
-      'import-x/no-restricted-paths': ['error', { zones: layerZones }],
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    files: ['src/**/*.{ts,tsx}'],
+    plugins: { boundaries },
+    settings: {
+      'boundaries/elements': elements,
+      'import/resolver': { node: { extensions: ['.ts', '.tsx', '.js', '.json'] } },
+    },
+    rules: { 'boundaries/dependencies': ['error', { default: 'disallow', policies }] },
+  },
+  {
+    // vite.config.ts reaches the service only through its plugin.
+    files: ['vite.config.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: '^\\./src/(?!service/vite-plugin\\.ts$)', message: 'vite.config.ts reaches the service only through its plugin.' }] }],
     },
   },
   {
