@@ -19,10 +19,11 @@ export function authenticate(store: Store, refuse: (c: Context<Env>, why: string
     if (!token) return refuse(c, 'No bearer token: send Authorization: Bearer <token>.');
     // Hashed once: the lookup and the rate limit's key both use the hash.
     const hash = hashToken(token);
-    const record = store.findTokenByHash(hash);
+    const key = hash.toString('hex');
+    const record = store.findTokenByHash(hash, key);
     if (!record) return refuse(c, 'The bearer token is not known to this service.');
     c.set('token', record);
-    c.set('tokenKey', hash.toString('hex'));
+    c.set('tokenKey', key);
     await next();
   };
 }

@@ -34,6 +34,8 @@ export function newTokenString(): string {
 export class Store {
   private readonly db: Database.Database;
   private readonly stmts;
+  /** Token records by hash (hex), filled on first use. */
+  private readonly knownTokens = new Map<string, TokenRecord>();
 
   constructor(options: StoreOptions = {}) {
     if (options.memory) {
@@ -105,7 +107,9 @@ export class Store {
   }
 
   addToken(token: string, record: TokenRecord): void {
-    this.stmts.insertToken.run(hashToken(token), record.label, JSON.stringify(record.scopes), new Date().toISOString());
+    const hash = hashToken(token);
+    this.stmts.insertToken.run(hash, record.label, JSON.stringify(record.scopes), new Date().toISOString());
+    this.knownTokens.delete(hash.toString('hex'));
   }
 
   /** Looks a presented token up by its hash and compares the hashes in constant time. */
@@ -113,11 +117,20 @@ export class Store {
     return this.findTokenByHash(hashToken(token));
   }
 
-  /** `findToken` for a caller that already holds the token's `hashToken`. */
-  findTokenByHash(presented: Buffer): TokenRecord | undefined {
+  /**
+   * `findToken` for a caller that already holds the token's `hashToken`. Known tokens are
+   * remembered by hash: a token's record never changes once written (there is no revoking),
+   * and an unknown one is always looked up again, so a token minted by another process
+   * (`npm run token`) is found at once.
+   */
+  findTokenByHash(presented: Buffer, key = presented.toString('hex')): TokenRecord | undefined {
+    const known = this.knownTokens.get(key);
+    if (known) return known;
     const row = this.stmts.tokenByHash.get(presented);
     if (!row || !timingSafeEqual(row.hash, presented)) return undefined;
-    return { label: row.label, scopes: JSON.parse(row.scopes) as string[] };
+    const record = { label: row.label, scopes: JSON.parse(row.scopes) as string[] };
+    if (this.knownTokens.size < 10_000) this.knownTokens.set(key, record);
+    return record;
   }
 
   /** A group's schema as stored: the JSON text `JSON.stringify` wrote, not parsed. */
