@@ -86,7 +86,29 @@ export function networkErrorDetail(url: string, sameOrigin: boolean): string {
   );
 }
 
-function parseBody(text: string, contentType: string): unknown {
+/** Status, timing, request id and headers of an answer, as every view shows them. */
+export function responseMetaOf(response: Response, method: string, url: string, started: number, rawBody = ''): ResponseMeta {
+  const headers: HeaderList = [];
+  response.headers.forEach((value, name) => headers.push([name, value]));
+  return {
+    method,
+    url,
+    status: response.status,
+    durationMs: Math.round(performance.now() - started),
+    requestId: response.headers.get('x-request-id') ?? undefined,
+    headers,
+    rawBody,
+    receivedAt: Date.now(),
+  };
+}
+
+/** The ApiError of a non-2xx answer, in whichever error family its body is. */
+export function httpErrorOf(response: Response, body: unknown, meta: ResponseMeta): ApiError {
+  const d = describeErrorBody(response.status, response.statusText, body);
+  return new ApiError('http', response.status, d.title, d.detail, body, meta, d.code, d.requestId ?? meta.requestId);
+}
+
+export function parseBody(text: string, contentType: string): unknown {
   if (text && /json/i.test(contentType)) {
     try {
       return JSON.parse(text) as unknown;
@@ -126,22 +148,8 @@ export async function apiRequest<T>(connection: Connection, path: string, init: 
     throw new ApiError('network', 0, sameOrigin ? 'No answer' : 'Network or CORS failure', networkErrorDetail(url, sameOrigin), String(err), undefined);
   }
   const rawBody = await response.text();
-  const headerList: HeaderList = [];
-  response.headers.forEach((value, name) => headerList.push([name, value]));
-  const meta: ResponseMeta = {
-    method,
-    url,
-    status: response.status,
-    durationMs: Math.round(performance.now() - started),
-    requestId: response.headers.get('x-request-id') ?? undefined,
-    headers: headerList,
-    rawBody,
-    receivedAt: Date.now(),
-  };
+  const meta = responseMetaOf(response, method, url, started, rawBody);
   const body = parseBody(rawBody, response.headers.get('content-type') ?? '');
-  if (!response.ok) {
-    const d = describeErrorBody(response.status, response.statusText, body);
-    throw new ApiError('http', response.status, d.title, d.detail, body, meta, d.code, d.requestId ?? meta.requestId);
-  }
+  if (!response.ok) throw httpErrorOf(response, body, meta);
   return { ...meta, data: body as T };
 }

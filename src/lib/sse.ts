@@ -17,7 +17,7 @@
 
 import { fetchEventSource, type EventSourceMessage } from '@microsoft/fetch-event-source';
 import { SSE_CONTENT_TYPE } from '../contract/sse';
-import { ApiError, describeErrorBody, networkErrorDetail, urlOf, type HeaderList, type ResponseMeta } from './api-client';
+import { ApiError, httpErrorOf, networkErrorDetail, parseBody, responseMetaOf, urlOf, type ResponseMeta } from './api-client';
 import type { Connection } from './connection';
 
 export interface SseEvent {
@@ -146,32 +146,13 @@ class Refused extends Error {
 
 async function refusalOf(response: Response, url: string, method: string, started: number): Promise<ApiError> {
   const rawBody = await response.text().catch(() => '');
-  const headers: HeaderList = [];
-  response.headers.forEach((value, name) => headers.push([name, value]));
   const type = response.headers.get('content-type') ?? '';
-  let body: unknown = rawBody;
-  if (/json/i.test(type)) {
-    try {
-      body = JSON.parse(rawBody) as unknown;
-    } catch {
-      body = rawBody;
-    }
-  }
-  const meta: ResponseMeta = {
-    method,
-    url,
-    status: response.status,
-    durationMs: Math.round(performance.now() - started),
-    requestId: response.headers.get('x-request-id') ?? undefined,
-    headers,
-    rawBody,
-    receivedAt: Date.now(),
-  };
+  const body = parseBody(rawBody, type);
+  const meta = responseMetaOf(response, method, url, started, rawBody);
   if (response.ok) {
     return new ApiError('http', response.status, 'Not an event stream', `Expected ${SSE_CONTENT_TYPE}, got ${type || 'no content type'}.`, body, meta);
   }
-  const d = describeErrorBody(response.status, response.statusText, body);
-  return new ApiError('http', response.status, d.title, d.detail, body, meta, d.code, d.requestId ?? meta.requestId);
+  return httpErrorOf(response, body, meta);
 }
 
 /** POSTs `body` once and reads the answer as an event stream until it ends. Never retries. */
@@ -201,17 +182,8 @@ export async function streamRun(
         const type = response.headers.get('content-type') ?? '';
         if (!response.ok || !type.startsWith(SSE_CONTENT_TYPE)) throw new Refused(await refusalOf(response, url, method, started));
         opened = true;
-        const list: HeaderList = [];
-        response.headers.forEach((value, name) => list.push([name, value]));
-        handlers.onOpen({
-          method,
-          url,
-          status: response.status,
-          durationMs: Math.round(performance.now() - started),
-          requestId: response.headers.get('x-request-id') ?? undefined,
-          headers: list,
-          receivedAt: Date.now(),
-        });
+        const { rawBody: _none, ...meta } = responseMetaOf(response, method, url, started);
+        handlers.onOpen(meta);
       },
       onmessage(msg: EventSourceMessage) {
         // fetch-event-source calls this at every blank line, also after a keep-alive comment
