@@ -7,6 +7,7 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import { AgentCatalog } from './agents.ts';
 import { createApp, createService, type Service, type ServiceOptions } from './app.ts';
 import { listen } from './node.ts';
+import type { ProblemDetail } from '../contract/problem.ts';
 import { DEMO_TOKENS, seedIfEmpty } from './seed.ts';
 import { Store } from './store.ts';
 
@@ -149,15 +150,7 @@ export function expectLegacyError(a: Answer, status: number): string {
   return a.json as string;
 }
 
-export interface ProblemBody {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: string;
-  request_id: string;
-  errors?: { pointer: string; detail: string; code?: string }[];
-}
+export type ProblemBody = ProblemDetail;
 
 /** Platform API: RFC 9457 `application/problem+json` with a code. Returns the body. */
 export function expectProblem(a: Answer, status: number, code?: string): ProblemBody {

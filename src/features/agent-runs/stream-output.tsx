@@ -74,7 +74,7 @@ function Timeline({ session }: { session: RunSession }) {
   // Following: the end in view with one scroll write, which the browser clamps, and no read.
   // scrollToIndex(count - 1) read the layout back (to clamp to the end) and then re-read it
   // every frame until the position settled, several forced layouts per render. The virtualizer
-  // sees this write as any scroll and renders the rows there.
+  // treats this write like a user's scroll and renders the rows there.
   useLayoutEffect(() => {
     if (follow && count > 0 && parent.current) parent.current.scrollTop = virtualizer.getTotalSize();
   }, [count, follow, virtualizer]);
