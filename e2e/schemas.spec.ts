@@ -360,6 +360,19 @@ test('explains a network or CORS failure of a direct connection', async ({ conne
   await expect(schemas.groupName).toHaveValue('sales');
 });
 
+test('sends nothing, not even to this origin, while a direct profile has no valid instance URL', async ({ connection, schemas, shell, page }) => {
+  await connection.open();
+  await connection.createProfile({ name: 'Unfinished', mode: 'direct', target: 'not a url', token: TOKENS.global });
+  const sent: string[] = [];
+  page.on('request', (r) => {
+    if (r.url().includes('/rest/api/')) sent.push(r.url());
+  });
+  await shell.go('Schemas');
+  await schemas.openGroup('sales');
+  await expect(schemas.error('Connection not set up')).toContainText('has no valid instance URL yet');
+  expect(sent).toEqual([]);
+});
+
 test('explains a 429 from an upstream with its Retry-After', async ({ connection, schemas, shell, page, request }) => {
   // A fresh token on the upstream, so its per-token rate limit starts from zero.
   const minted = await request.post(`${UPSTREAM_ORIGIN}/sandbox/tokens`, { data: { scopes: ['custommetadata:sales'], label: 'e2e 429' } });

@@ -51,3 +51,12 @@ describe('token fingerprints and masks', () => {
     expect(maskToken('sandbox-sales-8b1e6d0c93a2f457', true)).toBe('••••••••');
   });
 });
+
+describe('a connection that is not set up', () => {
+  it('sends nothing and says why', async () => {
+    const { apiRequest, ApiError } = await import('./api-client');
+    const attempt = apiRequest({ baseUrl: '', token: 'secret', problem: 'Enter the instance URL.' }, '/rest/api/index/custom-metadata/schema/sales');
+    await expect(attempt).rejects.toBeInstanceOf(ApiError);
+    await expect(attempt).rejects.toMatchObject({ kind: 'network', title: 'Connection not set up', detail: 'Enter the instance URL.' });
+  });
+});

@@ -71,6 +71,11 @@ export function describeErrorBody(status: number, statusText: string, body: unkn
   return { title: fallbackTitle, detail: 'The server answered with an error and no readable body.' };
 }
 
+/** The error of a request that was not sent because the connection is not set up. */
+export function notConnected(problem: string): ApiError {
+  return new ApiError('network', 0, 'Connection not set up', problem, undefined, undefined);
+}
+
 /** Builds the absolute URL of `path` on the connection's base URL ('' = this origin). */
 export function urlOf(connection: Pick<Connection, 'baseUrl'>, path: string): string {
   const base = connection.baseUrl.replace(/\/+$/, '');
@@ -127,6 +132,7 @@ export interface RequestInit {
 
 export async function apiRequest<T>(connection: Connection, path: string, init: RequestInit = {}): Promise<ApiResponse<T>> {
   const method = init.method ?? 'GET';
+  if (connection.problem) throw notConnected(connection.problem);
   const url = urlOf(connection, path);
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (connection.token) headers.Authorization = `Bearer ${connection.token}`;

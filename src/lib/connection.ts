@@ -12,6 +12,8 @@ export interface Connection {
   /** '' is this console's own origin (the bundled reference service); `/upstream/<host>` the console's proxy. */
   baseUrl: string;
   token?: string;
+  /** Why no request can be sent yet (an instance URL still missing); nothing is sent then. */
+  problem?: string;
 }
 
 export type GroupOutcome = 'ok' | 'refused';

@@ -17,7 +17,7 @@
 
 import { fetchEventSource, type EventSourceMessage } from '@microsoft/fetch-event-source';
 import { SSE_CONTENT_TYPE } from '../contract/sse';
-import { ApiError, httpErrorOf, networkErrorDetail, parseBody, responseMetaOf, urlOf, type ResponseMeta } from './api-client';
+import { ApiError, httpErrorOf, networkErrorDetail, notConnected, parseBody, responseMetaOf, urlOf, type ResponseMeta } from './api-client';
 import type { Connection } from './connection';
 
 export interface SseEvent {
@@ -163,6 +163,7 @@ export async function streamRun(
   handlers: StreamHandlers,
   signal: AbortSignal,
 ): Promise<StreamEnd> {
+  if (connection.problem) return { kind: 'refused', error: notConnected(connection.problem) };
   const url = urlOf(connection, path);
   const method = 'POST';
   const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: SSE_CONTENT_TYPE };

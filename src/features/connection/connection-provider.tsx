@@ -1,6 +1,6 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { ConnectionContext, fingerprintOf, type ActiveConnection, type GroupOutcome } from '../../lib/connection';
-import { baseUrlOf, loadProfiles, saveProfiles, tokenStore, type Profile, type ProfilesState } from './profiles';
+import { baseUrlOf, loadProfiles, profileProblem, saveProfiles, tokenStore, type Profile, type ProfilesState } from './profiles';
 
 export interface ProfilesApi {
   state: ProfilesState;
@@ -88,6 +88,7 @@ export function ConnectionProvider({ children }: { children: ReactNode }) {
     () => ({
       baseUrl: baseUrlOf(active),
       token,
+      problem: profileProblem(active),
       profileId: active.id,
       profileLabel: active.label,
       mode: active.mode,

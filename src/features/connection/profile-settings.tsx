@@ -74,7 +74,9 @@ export function ProfileSettings() {
             aria-describedby={`${ids.target}-hint`}
             onChange={(e) => {
               setTargetText(e.target.value);
-              if (!validDirectUrl(e.target.value)) update(active.id, { target: new URL(e.target.value).origin, outcomes: {} });
+              // An invalid URL clears the target, so nothing is sent to the last valid one by mistake.
+              const target = validDirectUrl(e.target.value) ? '' : new URL(e.target.value).origin;
+              if (target !== active.target) update(active.id, { target, outcomes: {} });
             }}
           />
           <p id={`${ids.target}-hint`} className={urlProblem ? 'hint error' : 'hint'}>

@@ -42,6 +42,17 @@ export function saveProfiles(state: ProfilesState): void {
   local.set(KEY, state);
 }
 
+/** Why the profile cannot send requests yet, so the token never goes to a fallback address. */
+export function profileProblem(profile: Profile): string | undefined {
+  if (profile.mode === 'direct' && !profile.target) {
+    return 'This profile connects directly to an instance but has no valid instance URL yet: enter it in the connection panel.';
+  }
+  if (profile.mode === 'proxy' && !profile.target) {
+    return 'This profile connects through the console’s server but no upstream is chosen: start the console with npm start -- --upstream <instance origin>.';
+  }
+  return undefined;
+}
+
 export function baseUrlOf(profile: Profile): string {
   if (profile.mode === 'same-origin') return '';
   if (profile.mode === 'proxy') return profile.target ? `/upstream/${new URL(profile.target).host}` : '';
