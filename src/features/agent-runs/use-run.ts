@@ -71,7 +71,6 @@ export function useRun(onSaved?: () => void) {
           async (end) => {
             s.end(end);
             finish();
-            setRun((r) => (r ? { ...r } : r));
             await saveRun(
               {
                 ...base,
