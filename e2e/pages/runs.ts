@@ -1,4 +1,5 @@
 import { expect, type Locator, type Page, type Request } from '@playwright/test';
+import { RUN_POST_PATH } from '../../src/contract/run-paths';
 
 /** Demo tokens of the reference service (src/service/seed.ts); public sandbox strings. */
 export const AGENT_TOKENS = {
@@ -31,8 +32,7 @@ export interface ServiceRun {
 /** True for a POST that starts a run on either API. */
 export function isRunPost(request: Request): boolean {
   if (request.method() !== 'POST') return false;
-  const path = new URL(request.url()).pathname;
-  return /^\/api\/agents\/[^/]+\/runs$/.test(path) || /^\/rest\/api\/v1\/agents\/runs\/(stream|wait)$/.test(path);
+  return RUN_POST_PATH.test(new URL(request.url()).pathname);
 }
 
 /**

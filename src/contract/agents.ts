@@ -73,9 +73,6 @@ export interface UnauthorizedAgentToolsError {
 export const LEGACY_RUNS_DEPRECATED_AT = new Date('2026-08-25T00:00:00Z');
 export const LEGACY_RUNS_SUNSET_AT = new Date('2027-04-15T00:00:00Z');
 
-export function successorRunPath(agentId: string): string {
-  return `/api/agents/${encodeURIComponent(agentId)}/runs`;
-}
 
 /** Concatenates the text blocks of the answer's messages, in order. */
 export function transcriptOf(messages: readonly Message[]): string {

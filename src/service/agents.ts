@@ -1,8 +1,8 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Agent, JsonSchema, Message } from '../contract/agents.ts';
-import { completeInputSchema, hasInputForm, MESSAGES_SCHEMA } from '../contract/agent-input.ts';
+import { completeInputSchema, hasInputForm, inputProblemsOf, MESSAGES_SCHEMA, type InputProblem } from '../contract/agent-input.ts';
 
 export interface AgentFailure {
   code: string;
@@ -90,11 +90,7 @@ const DEFINITION_SCHEMA = {
 } as const;
 
 /** One problem with a run request, as a JSON pointer into the body and a sentence. */
-export interface RunInputProblem {
-  pointer: string;
-  detail: string;
-  code: 'missing_required_field' | 'invalid_parameter';
-}
+export type RunInputProblem = Pick<InputProblem, 'pointer' | 'detail' | 'code'>;
 
 /** The scripted agents, loaded from one JSON file a user can extend. */
 export class AgentCatalog {
@@ -141,7 +137,7 @@ export class AgentCatalog {
   checkRun(agent: AgentDefinition, input: unknown, messages: unknown): RunInputProblem[] {
     const problems: RunInputProblem[] = [];
     if (messages !== undefined && !this.validateMessages(messages)) {
-      problems.push(...describe(this.validateMessages.errors, '/messages'));
+      problems.push(...inputProblemsOf(this.validateMessages.errors, '/messages', messages));
     }
     if (hasInputForm(agent.input_schema)) {
       if (input === undefined) {
@@ -152,7 +148,7 @@ export class AgentCatalog {
         });
       } else {
         const validate = this.inputValidators.get(agent.agent_id)!;
-        if (!validate(input)) problems.push(...describe(validate.errors, '/input'));
+        if (!validate(input)) problems.push(...inputProblemsOf(validate.errors, '/input', input));
       }
     } else if (input !== undefined && (typeof input !== 'object' || input === null || Array.isArray(input))) {
       problems.push({ pointer: '/input', code: 'invalid_parameter', detail: 'input must be an object.' });
@@ -167,25 +163,6 @@ export class AgentCatalog {
 export function publicAgent(a: AgentDefinition): Agent {
   const out: Agent = { agent_id: a.agent_id, name: a.name, capabilities: a.capabilities };
   if (a.description) out.description = a.description;
-  return out;
-}
-
-function describe(errors: ErrorObject[] | null | undefined, base: string): RunInputProblem[] {
-  const seen = new Set<string>();
-  const out: RunInputProblem[] = [];
-  for (const e of errors ?? []) {
-    // anyOf branches repeat what the type branch already said.
-    if (e.keyword === 'anyOf' || (e.keyword === 'const' && e.schemaPath.includes('anyOf'))) continue;
-    const missing = e.keyword === 'required' ? (e.params as { missingProperty: string }).missingProperty : undefined;
-    const pointer = `${base}${e.instancePath}${missing !== undefined ? `/${missing}` : ''}`;
-    if (seen.has(pointer)) continue;
-    seen.add(pointer);
-    out.push(
-      missing !== undefined
-        ? { pointer, code: 'missing_required_field', detail: `Missing form field "${pointer.slice(base.length + 1)}".` }
-        : { pointer, code: 'invalid_parameter', detail: `${pointer} ${e.message ?? 'is invalid'}.` },
-    );
-  }
   return out;
 }
 

@@ -3,7 +3,7 @@ import { cors } from 'hono/cors';
 import { AgentCatalog } from './agents.ts';
 import { legacyError, metadataError, newRequestId, problem, type Env } from './http.ts';
 import { customMetadataRoutes } from './routes/custom-metadata.ts';
-import { legacyAgentRoutes, platformAgentRoutes } from './routes/agents.ts';
+import { LEGACY_BASE, legacyAgentRoutes, PLATFORM_BASE, platformAgentRoutes } from './routes/agents.ts';
 import { sandboxRoutes } from './routes/sandbox.ts';
 import type { RunObserver } from './runs.ts';
 import { RUN_POST_PATH, RunLog } from './run-log.ts';
@@ -86,8 +86,8 @@ export function createApp(store: Store, catalog: AgentCatalog, options: ServiceO
   }
 
   app.route('/rest/api/index', customMetadataRoutes(store, runOptions));
-  app.route('/rest/api/v1', legacyAgentRoutes(store, catalog, runOptions));
-  app.route('/api', platformAgentRoutes(store, catalog, runOptions));
+  app.route(LEGACY_BASE, legacyAgentRoutes(store, catalog, runOptions));
+  app.route(PLATFORM_BASE, platformAgentRoutes(store, catalog, runOptions));
   app.route(
     '/sandbox',
     sandboxRoutes(store, () => ({ agents: catalog.agents.length, groups: store.countGroups() }), runLog),

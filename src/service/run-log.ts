@@ -1,5 +1,7 @@
 import type { RunEnded, RunObserver, RunStarted } from './runs.ts';
 
+export { RUN_POST_PATH } from '../contract/run-paths.ts';
+
 export interface LoggedRun extends RunStarted {
   seq: number;
   startedAt: string;
@@ -16,8 +18,6 @@ export interface LoggedPost {
   at: string;
 }
 
-/** Paths of the run endpoints of both APIs. */
-export const RUN_POST_PATH = /^\/(rest\/api\/v1\/agents\/runs\/(stream|wait)|api\/agents\/[^/]+\/runs)$/;
 
 /**
  * The last runs the service started, for the sandbox's "what did the server see" view:

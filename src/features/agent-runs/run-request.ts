@@ -1,4 +1,5 @@
-import { successorRunPath, type Message } from '../../contract/agents';
+import type { Message } from '../../contract/agents';
+import { legacyRunPath, platformRunsPath } from '../../contract/run-paths';
 import type { Flavour } from './run-session';
 
 export type Mode = 'stream' | 'wait';
@@ -22,9 +23,9 @@ export function runRequest(
     ...(parts.messages !== undefined && { messages: parts.messages }),
   };
   if (flavour === 'legacy') {
-    return { flavour, mode, path: `/rest/api/v1/agents/runs/${mode}`, body: { agent_id: agentId, ...content } };
+    return { flavour, mode, path: legacyRunPath(mode), body: { agent_id: agentId, ...content } };
   }
-  return { flavour, mode, path: successorRunPath(agentId), body: { ...content, stream: mode === 'stream' } };
+  return { flavour, mode, path: platformRunsPath(agentId), body: { ...content, stream: mode === 'stream' } };
 }
 
 /** The same run on the other API, for "switch to the replacement" and the side-by-side view. */

@@ -2,11 +2,8 @@ import { Hono, type Context } from 'hono';
 import { bodyLimit } from '../body-limit.ts';
 import type { Message } from '../../contract/agents.ts';
 import { scopesAllowAgents, AGENTS_SCOPE } from '../../contract/scopes.ts';
-import {
-  LEGACY_RUNS_DEPRECATED_AT,
-  LEGACY_RUNS_SUNSET_AT,
-  successorRunPath,
-} from '../../contract/agents.ts';
+import { LEGACY_RUNS_DEPRECATED_AT, LEGACY_RUNS_SUNSET_AT } from '../../contract/agents.ts';
+import { legacyRunPath, platformRunsPath, routePattern, RUN_PATHS } from '../../contract/run-paths.ts';
 import { publicAgent, type AgentCatalog, type AgentDefinition, type RunInputProblem } from '../agents.ts';
 import { authenticate, rateLimit } from '../auth.ts';
 import { closeAfterTooLarge, isPlainObject, legacyError, MAX_BODY_BYTES, problem, readJson, unknownKeys, type Env } from '../http.ts';
@@ -141,6 +138,10 @@ function prepareRun(c: Context<Env>, family: Family, catalog: AgentCatalog, agen
   };
 }
 
+/** Where app.ts mounts the two agent routers. */
+export const LEGACY_BASE = '/rest/api/v1';
+export const PLATFORM_BASE = '/api';
+
 const DEPRECATION = `@${Math.floor(LEGACY_RUNS_DEPRECATED_AT.getTime() / 1000)}`;
 const SUNSET = LEGACY_RUNS_SUNSET_AT.toUTCString();
 
@@ -167,14 +168,14 @@ export function legacyAgentRoutes(store: Store, catalog: AgentCatalog, options: 
   });
 
   for (const mode of ['stream', 'wait'] as const) {
-    app.post(`/agents/runs/${mode}`, async (c) => {
+    app.post(routePattern(legacyRunPath(mode), LEGACY_BASE), async (c) => {
       c.header('Deprecation', DEPRECATION);
       c.header('Sunset', SUNSET);
       const body = await parseBody(c, legacy, ['agent_id', 'input', 'messages', 'metadata'], true);
       if (!body.ok) return body.response;
       const id = body.value.agent_id;
       if (typeof id !== 'string' || !id) return legacy.error(c, 400, 'missing_required_field', 'agent_id is required.');
-      c.header('Link', `<${successorRunPath(id)}>; rel="successor-version"`);
+      c.header('Link', `<${platformRunsPath(id)}>; rel="successor-version"`);
       const agent = catalog.get(id);
       if (!agent) return unknownAgent(c, id);
       const run = prepareRun(c, legacy, catalog, agent, body.value);
@@ -214,8 +215,9 @@ export function platformAgentRoutes(store: Store, catalog: AgentCatalog, options
       request_id: c.get('requestId'),
     });
   });
-  app.post('/agents/:agent_id/runs', async (c) => {
-    const id = c.req.param('agent_id');
+  app.post(routePattern(RUN_PATHS.platformRuns, PLATFORM_BASE), async (c) => {
+    // The pattern comes from the contract, so Hono cannot type the parameter; the route guarantees it.
+    const id = c.req.param('agent_id')!;
     // execution_mode is what newer official clients send; only the request-bound mode exists here.
     const body = await parseBody(c, platform, ['input', 'messages', 'metadata', 'stream', 'execution_mode'], true);
     if (!body.ok) return body.response;
