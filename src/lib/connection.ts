@@ -22,6 +22,8 @@ export interface ActiveConnection extends Connection {
   profileId: string;
   profileLabel: string;
   mode: ConnectionMode;
+  /** Where the mode points: the instance URL (direct), the upstream origin (proxy), '' for this origin. */
+  target: string;
   /** What the user says the token's scopes are; empty when not stated. */
   scopes: string[];
   /** A hash of the token for cache keys; 'none' without a token. */
@@ -41,6 +43,18 @@ export function useConnection(): ActiveConnection {
   const value = useContext(ConnectionContext);
   if (!value) throw new Error('useConnection must be used inside the connection provider.');
   return value;
+}
+
+/** What identifies a connection's answers: its mode, its target and its token's fingerprint. */
+export type ConnectionIdentity = Pick<ActiveConnection, 'mode' | 'target' | 'fingerprint'>;
+
+/**
+ * The prefix of every query key: two connections share cached answers only when they reach
+ * the same place with the same token. (The base URL alone is not enough: the bundled service
+ * and a profile with no target yet both have base URL ''.)
+ */
+export function connectionKey(c: ConnectionIdentity): readonly ['connection', ConnectionMode, string, string] {
+  return ['connection', c.mode, c.target, c.fingerprint] as const;
 }
 
 /**

@@ -92,6 +92,7 @@ export function ConnectionProvider({ children }: { children: ReactNode }) {
       profileId: active.id,
       profileLabel: active.label,
       mode: active.mode,
+      target: active.mode === 'same-origin' ? '' : active.target,
       scopes: active.scopes,
       fingerprint: fingerprintOf(token),
       displayBaseUrl: active.mode === 'same-origin' ? window.location.origin : active.target,

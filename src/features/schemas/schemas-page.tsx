@@ -2,8 +2,8 @@ import { useEffect, useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { nameProblem } from '../../contract/names';
 import { GLOBAL_SCOPE, scopesCoverGroup, scopesThatCover } from '../../contract/scopes';
-import { ApiError } from '../../lib/api-client';
-import { useConnection } from '../../lib/connection';
+import { ApiError, notConnected } from '../../lib/api-client';
+import { connectionKey, useConnection } from '../../lib/connection';
 import { CopyCurl } from '../../components/copy-curl';
 import { RelativeTime } from '../../components/relative-time';
 import { schemaPath, useDeleteSchema, useSchema } from './api/schema';
@@ -54,9 +54,10 @@ function GroupSchema({ group }: { group: string }) {
   }, [query.isSuccess, query.error, group, recordOutcome]);
 
   // A different profile or token is a different answer: never keep the editor of another.
-  const [editingFor, setEditingFor] = useState(connection.fingerprint + connection.baseUrl);
-  if (editingFor !== connection.fingerprint + connection.baseUrl) {
-    setEditingFor(connection.fingerprint + connection.baseUrl);
+  const identity = connectionKey(connection).join(' ');
+  const [editingFor, setEditingFor] = useState(identity);
+  if (editingFor !== identity) {
+    setEditingFor(identity);
     setEditing(false);
     setConfirmDelete(false);
   }
@@ -95,6 +96,9 @@ function GroupSchema({ group }: { group: string }) {
         </div>
       )}
       <div aria-live="polite">{query.isLoading && <p role="status">Loading the schema of {group}…</p>}</div>
+      {connection.problem && !editing && (
+        <SchemaError error={notConnected(connection.problem)} group={group} statedScopes={connection.scopes} onCreate={() => setEditing(true)} onRetry={() => undefined} />
+      )}
       {query.isError && !editing && (
         <SchemaError
           error={query.error instanceof ApiError ? query.error : new ApiError('http', 0, 'Error', String(query.error), undefined, undefined)}

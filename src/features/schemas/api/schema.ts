@@ -1,15 +1,14 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { CustomProperty, MetadataSchema } from '../../../contract/metadata';
 import { apiRequest, type ApiResponse } from '../../../lib/api-client';
-import type { ActiveConnection, Connection } from '../../../lib/connection';
+import { connectionKey, type Connection, type ConnectionIdentity } from '../../../lib/connection';
 
-type KeyedConnection = Pick<ActiveConnection, 'baseUrl' | 'fingerprint'> & Connection;
+type KeyedConnection = ConnectionIdentity & Connection;
 
-/** Keys carry the base URL and the token's fingerprint: one token's answer never shows under another. */
+/** Keys start with the connection's identity: one profile's or token's answer never shows under another. */
 export const schemaKeys = {
-  all: ['schemas'] as const,
-  detail: (c: Pick<ActiveConnection, 'baseUrl' | 'fingerprint'>, group: string) =>
-    [...schemaKeys.all, 'detail', c.baseUrl, c.fingerprint, group.toLowerCase()] as const,
+  all: (c: ConnectionIdentity) => [...connectionKey(c), 'schemas'] as const,
+  detail: (c: ConnectionIdentity, group: string) => [...schemaKeys.all(c), 'detail', group.toLowerCase()] as const,
 };
 
 export function schemaPath(group: string): string {
@@ -25,11 +24,14 @@ export function schemaQueryOptions(connection: KeyedConnection, group: string) {
     queryKey: schemaKeys.detail(connection, group),
     queryFn: ({ signal }) => apiRequest<MetadataSchema>(connection, schemaPath(group), { signal }),
     staleTime: 30_000,
+    // Nothing is asked while the connection cannot send (no instance URL yet).
+    enabled: !connection.problem,
   });
 }
 
 export function useSchema(connection: KeyedConnection, group: string, enabled: boolean) {
-  return useQuery({ ...schemaQueryOptions(connection, group), enabled });
+  const options = schemaQueryOptions(connection, group);
+  return useQuery({ ...options, enabled: enabled && options.enabled });
 }
 
 export function useSaveSchema(connection: KeyedConnection, group: string) {
