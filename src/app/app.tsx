@@ -1,6 +1,7 @@
 import { QueryClientProvider } from '@tanstack/react-query';
-import { lazy, Suspense, useState } from 'react';
+import { lazy, Suspense, useState, type ReactNode } from 'react';
 import { BrowserRouter, Navigate, NavLink, Route, Routes } from 'react-router';
+import { RunStoreProvider, useLiveRun } from '../features/agent-runs/model/run-store-context';
 import { ConnectionPage } from '../features/connection/connection-page';
 import { ConnectionPanel } from '../features/connection/connection-panel';
 import { ConnectionProvider } from '../features/connection/connection-provider';
@@ -9,9 +10,24 @@ import { createQueryClient } from './query-client';
 // Pages with forms load when first opened, keeping the first load small; the panel and
 // the connection page, where a new user starts, are in the initial bundle.
 const SchemasPage = lazy(() => import('../features/schemas/schemas-page').then((m) => ({ default: m.SchemasPage })));
-const AgentRunsPage = lazy(() => import('../features/agent-runs/agent-runs-page').then((m) => ({ default: m.AgentRunsPage })));
+const RunsPage = lazy(() => import('../features/agent-runs/routes/runs-page').then((m) => ({ default: m.RunsPage })));
 
-function Layout() {
+function RunsLink() {
+  const live = useLiveRun();
+  return (
+    <NavLink to={live ? `/runs/${encodeURIComponent(live.request.agentId)}` : '/runs'} className={({ isActive }) => (isActive ? 'active' : undefined)}>
+      Agent runs
+      {live && (
+        <span className="live-mark" title={`A run of ${live.request.agentName ?? live.request.agentId} is live`}>
+          <span aria-hidden="true"> ●</span>
+          <span className="visually-hidden">, a run is live</span>
+        </span>
+      )}
+    </NavLink>
+  );
+}
+
+export function Layout() {
   return (
     <div className="layout">
       <a className="skip-link" href="#main">
@@ -22,7 +38,7 @@ function Layout() {
         <nav aria-label="Main">
           <NavLink to="/connection">Connection</NavLink>
           <NavLink to="/schemas">Schemas</NavLink>
-          <NavLink to="/runs">Agent runs</NavLink>
+          <RunsLink />
         </nav>
       </header>
       <div className="body">
@@ -34,7 +50,8 @@ function Layout() {
               <Route path="connection" element={<ConnectionPage />} />
               <Route path="schemas" element={<SchemasPage />} />
               <Route path="schemas/:group" element={<SchemasPage />} />
-              <Route path="runs" element={<AgentRunsPage />} />
+              <Route path="runs" element={<RunsPage />} />
+              <Route path="runs/:agentId" element={<RunsPage />} />
               <Route path="*" element={<Navigate to="/connection" replace />} />
             </Routes>
           </Suspense>
@@ -44,15 +61,24 @@ function Layout() {
   );
 }
 
-export function App() {
+/** Everything the pages share, above the router: server state, the connection, the runs. */
+export function AppProviders({ children }: { children: ReactNode }) {
   const [queryClient] = useState(createQueryClient);
   return (
     <QueryClientProvider client={queryClient}>
       <ConnectionProvider>
-        <BrowserRouter>
-          <Layout />
-        </BrowserRouter>
+        <RunStoreProvider>{children}</RunStoreProvider>
       </ConnectionProvider>
     </QueryClientProvider>
+  );
+}
+
+export function App() {
+  return (
+    <AppProviders>
+      <BrowserRouter>
+        <Layout />
+      </BrowserRouter>
+    </AppProviders>
   );
 }

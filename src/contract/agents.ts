@@ -74,9 +74,16 @@ export const LEGACY_RUNS_DEPRECATED_AT = new Date('2026-08-25T00:00:00Z');
 export const LEGACY_RUNS_SUNSET_AT = new Date('2027-04-15T00:00:00Z');
 
 
-/** Concatenates the text blocks of the answer's messages, in order. */
-export function transcriptOf(messages: readonly Message[]): string {
+/**
+ * Concatenates the text blocks of the answer's messages, in order. An instance may answer
+ * anything: a message or block of another shape adds nothing, it does not throw.
+ */
+export function transcriptOf(messages: readonly Message[] | unknown): string {
   let out = '';
-  for (const m of messages) for (const block of m.content) if (block.type === 'text') out += block.text;
+  if (!Array.isArray(messages)) return out;
+  for (const m of messages as Partial<Message>[]) {
+    if (!Array.isArray(m?.content)) continue;
+    for (const block of m.content) if (block?.type === 'text' && typeof block.text === 'string') out += block.text;
+  }
   return out;
 }

@@ -1,13 +1,10 @@
-import type { Message } from '../../contract/agents';
-import { isProblemDetail, type ProblemDetail } from '../../contract/problem';
-import { MESSAGE_EVENT, RUN_FAILED_EVENT } from '../../contract/sse';
-import type { ApiError, ResponseMeta } from '../../lib/api-client';
-import type { SseEvent, StreamEnd } from '../../lib/sse';
-
-/** idle → opening → streaming → done | failed | interrupted | stopped; refused before it streams. */
-export type RunStatus = 'idle' | 'opening' | 'streaming' | 'done' | 'failed' | 'interrupted' | 'stopped' | 'refused';
-
-export type Flavour = 'legacy' | 'platform';
+import type { Message } from '../../../contract/agents';
+import { isProblemDetail, type ProblemDetail } from '../../../contract/problem';
+import { MESSAGE_EVENT, RUN_FAILED_EVENT } from '../../../contract/sse';
+import type { ResponseMeta } from '../../../lib/api-client';
+import type { SseEvent } from '../../../lib/sse';
+import type { RunFailure } from './run-machine';
+import type { Flavour } from './run-request';
 
 export interface TimelineEntry {
   seq: number;
@@ -23,15 +20,6 @@ export interface TimelineEntry {
   warning?: string;
 }
 
-/** What a failed run reports, from a run.failed event or a legacy error message. */
-export interface RunFailure {
-  title: string;
-  detail: string;
-  code?: string;
-  requestId?: string;
-  documentationUrl?: string;
-  status?: number;
-}
 
 /**
  * The transcript is kept, and rendered, in chunks that are blocks of their own, so new text
@@ -96,12 +84,12 @@ function nextFrame(fn: () => void, delayMs: number): void {
 }
 
 /**
- * One run as it happens. Events go into an append-only log outside React; listeners are
- * told at most once per animation frame (ten times a second in a flood), so 50,000 events
- * cost a few dozen renders.
+ * What a streamed run received, as it arrives. Events go into an append-only log outside
+ * React; listeners are told at most once per animation frame (ten times a second in a
+ * flood), so 50,000 events cost a few dozen renders. The run's status is not kept here: the
+ * run store's state machine owns it, and this log only says what the stream reported.
  */
-export class RunSession {
-  status: RunStatus = 'opening';
+export class StreamLog {
   readonly events: TimelineEntry[] = [];
   /** The transcript in sealed chunks, so only the last one changes while text arrives. */
   readonly transcript: string[] = [''];
@@ -111,8 +99,6 @@ export class RunSession {
   warnings = 0;
   meta: Omit<ResponseMeta, 'rawBody'> | undefined;
   failure: RunFailure | undefined;
-  refusal: ApiError | undefined;
-  interruption: string | undefined;
   /** Text of the last message event, to recognise a legacy error at the end. */
   private lastMessageText = '';
   private lastAt = 0;
@@ -141,10 +127,6 @@ export class RunSession {
     return this.transcript.join('');
   }
 
-  get active(): boolean {
-    return this.status === 'opening' || this.status === 'streaming';
-  }
-
   private changed(now = false): void {
     if (now) {
       this.version++;
@@ -170,7 +152,6 @@ export class RunSession {
 
   open(meta: Omit<ResponseMeta, 'rawBody'>): void {
     this.meta = meta;
-    this.status = 'streaming';
     this.changed(true);
   }
 
@@ -217,25 +198,17 @@ export class RunSession {
     this.changed();
   }
 
-  end(result: StreamEnd): void {
+  /**
+   * The stream is over (closed, broken or stopped): the failure it reported, if any. The
+   * legacy API has no error event, so there a last message whose text is an error counts.
+   */
+  finish(): RunFailure | undefined {
     this.durationMs = this.elapsed();
-    if (result.kind === 'refused') {
-      this.status = 'refused';
-      this.refusal = result.error;
-    } else if (result.kind === 'stopped') {
-      this.status = 'stopped';
-    } else if (result.kind === 'interrupted') {
-      this.status = this.failure ? 'failed' : 'interrupted';
-      this.interruption = result.reason;
-    } else if (this.failure) {
-      this.status = 'failed';
-    } else if (this.flavour === 'legacy' && LEGACY_ERROR_TEXT.test(this.lastMessageText)) {
-      this.status = 'failed';
+    if (!this.failure && this.flavour === 'legacy' && LEGACY_ERROR_TEXT.test(this.lastMessageText)) {
       this.failure = { title: 'Run failed', detail: this.lastMessageText.trim(), requestId: this.meta?.requestId };
-    } else {
-      this.status = 'done';
     }
     this.changed(true);
+    return this.failure;
   }
 }
 

@@ -1,6 +1,7 @@
-import type { Resolver } from 'react-hook-form';
-import type { JsonSchema, Message, MessageRole } from '../../contract/agents';
+import { set, type FieldErrors, type Resolver } from 'react-hook-form';
+import type { JsonSchema, Message, MessageRole } from '../../../contract/agents';
 import { validateInput } from './input-validation';
+import type { RunParts } from './run-request';
 import { inputOf, type FormField, type FormValues } from './schema-form';
 
 export interface ComposerMessage {
@@ -18,8 +19,8 @@ export function messagesOf(list: ComposerMessage[]): Message[] {
 }
 
 /** What the run sends, from the form: input when the agent has a form, messages when it takes them. */
-export function runParts(values: RunFormValues, fields: FormField[], takesMessages: boolean): { input?: Record<string, unknown>; messages?: Message[] } {
-  const parts: { input?: Record<string, unknown>; messages?: Message[] } = {};
+export function runParts(values: RunFormValues, fields: FormField[], takesMessages: boolean): RunParts {
+  const parts: RunParts = {};
   if (fields.length) parts.input = inputOf(fields, values.input);
   if (takesMessages) {
     const messages = messagesOf(values.messages);
@@ -28,28 +29,24 @@ export function runParts(values: RunFormValues, fields: FormField[], takesMessag
   return parts;
 }
 
-type ErrorTree = Record<string, unknown>;
-
-function put(tree: ErrorTree, path: string[], message: string): void {
-  let node = tree;
-  for (const p of path.slice(0, -1)) node = (node[p] ??= {}) as ErrorTree;
-  node[path[path.length - 1]!] = { type: 'validate', message };
-}
+/** Where a problem with the whole input (an uncompilable schema) is kept: `errors.root.schema`. */
+export const SCHEMA_ERROR = 'schema';
 
 /** Validates the complete input object with Ajv against the agent's schema, as the API will. */
 export function runFormResolver(schema: JsonSchema, fields: FormField[], takesMessages: boolean): Resolver<RunFormValues> {
   return (values) => {
-    const errors: ErrorTree = {};
+    const errors: FieldErrors<RunFormValues> = {};
     if (fields.length) {
       const problems = validateInput(schema, inputOf(fields, values.input));
       for (const [path, message] of Object.entries(problems)) {
-        if (path === '') errors.root = { type: 'validate', message };
-        else put(errors, ['input', ...path.split('.')], message);
+        if (path === '') errors.root = { [SCHEMA_ERROR]: { type: 'validate', message } };
+        // react-hook-form's own path writer, as its resolvers use: nested form paths, nested errors.
+        else set(errors, `input.${path}`, { type: 'validate', message });
       }
     }
     if (takesMessages && !fields.length && messagesOf(values.messages).length === 0) {
-      put(errors, ['messages', 'root'], 'Write at least one message.');
+      errors.messages = { root: { type: 'validate', message: 'Write at least one message.' } };
     }
-    return Object.keys(errors).length ? { values: {}, errors: errors as never } : { values, errors: {} };
+    return Object.keys(errors).length ? { values: {}, errors } : { values, errors: {} };
   };
 }

@@ -7,8 +7,8 @@
  * - nested object: always an object, its own fields completed by the same rule
  */
 
-import type { JsonSchema } from '../../contract/agents';
-import { EMPTY_OPTIONAL_VALUE } from '../../contract/agent-input';
+import type { JsonSchema } from '../../../contract/agents';
+import { EMPTY_OPTIONAL_VALUE } from '../../../contract/agent-input';
 
 export type FieldKind = 'string' | 'enum' | 'integer' | 'number' | 'boolean' | 'string-array' | 'object' | 'json';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RunSession } from './run-session';
+import { StreamLog } from './stream-log';
 
 const msg = (text: string) => JSON.stringify({ messages: [{ role: 'GLEAN_AI', content: [{ type: 'text', text }] }] });
 const manual = () => {
@@ -18,7 +18,7 @@ const manual = () => {
 
 function session(flavour: 'legacy' | 'platform' = 'platform') {
   const frames = manual();
-  const s = new RunSession(flavour, 0, frames.schedule);
+  const s = new StreamLog(flavour, 0, frames.schedule);
   s.open({ method: 'POST', url: '/x', status: 200, durationMs: 5, headers: [], receivedAt: 0 });
   return { s, frames };
 }
@@ -28,9 +28,8 @@ describe('stream event handling', () => {
     const { s } = session();
     s.event({ id: '1', event: 'message', data: msg('Hello') }, 10);
     s.event({ id: '2', event: 'message', data: msg(', world') }, 25);
-    s.end({ kind: 'closed' });
+    expect(s.finish()).toBeUndefined();
     expect(s.transcriptText).toBe('Hello, world');
-    expect(s.status).toBe('done');
     expect(s.events.map((e) => [e.seq, e.id, e.at, e.gap])).toEqual([
       [1, '1', 10, 10],
       [2, '2', 25, 15],
@@ -102,9 +101,7 @@ describe('stream event handling', () => {
       event: 'run.failed',
       data: JSON.stringify({ error: { type: 't', title: 'Spend Limit Exceeded', status: 403, detail: 'limit', code: 'spend_limit_exceeded', request_id: 'req_1', documentation_url: 'https://d' } }),
     }, 2);
-    s.end({ kind: 'closed' });
-    expect(s.status).toBe('failed');
-    expect(s.failure).toEqual({ title: 'Spend Limit Exceeded', detail: 'limit', code: 'spend_limit_exceeded', requestId: 'req_1', documentationUrl: 'https://d', status: 403 });
+    expect(s.finish()).toEqual({ title: 'Spend Limit Exceeded', detail: 'limit', code: 'spend_limit_exceeded', requestId: 'req_1', documentationUrl: 'https://d', status: 403 });
     expect(s.transcriptText).toBe('partial');
   });
 
@@ -112,16 +109,13 @@ describe('stream event handling', () => {
     const { s } = session('legacy');
     s.event({ id: '1', event: 'message', data: msg('Working. ') }, 1);
     s.event({ id: '2', event: 'message', data: msg('Error: Spend Limit Exceeded: limit (spend_limit_exceeded)') }, 2);
-    s.end({ kind: 'closed' });
-    expect(s.status).toBe('failed');
-    expect(s.failure?.detail).toMatch(/Spend Limit Exceeded/);
+    expect(s.finish()?.detail).toMatch(/Spend Limit Exceeded/);
   });
 
   it('does not call a platform run failed for text that merely starts with Error', () => {
     const { s } = session('platform');
     s.event({ id: '1', event: 'message', data: msg('Error handling is explained below.') }, 1);
-    s.end({ kind: 'closed' });
-    expect(s.status).toBe('done');
+    expect(s.finish()).toBeUndefined();
   });
 
   it('shows malformed data raw with a warning and keeps reading', () => {
@@ -130,28 +124,23 @@ describe('stream event handling', () => {
     s.event({ id: '2', event: 'surprise', data: '{}' }, 2);
     s.event({ id: '3', event: 'message', data: JSON.stringify({ messages: 'nope' }) }, 3);
     s.event({ id: '4', event: 'message', data: msg('still fine') }, 4);
-    s.end({ kind: 'closed' });
+    expect(s.finish()).toBeUndefined();
     expect(s.warnings).toBe(3);
     expect(s.events[0]!.warning).toMatch(/not JSON/);
     expect(s.events[0]!.data).toBe('{not json');
     expect(s.events[1]!.warning).toMatch(/surprise/);
     expect(s.transcriptText).toBe('still fine');
-    expect(s.status).toBe('done');
   });
 
-  it('marks a broken connection interrupted and keeps what arrived', () => {
-    const { s } = session();
-    s.event({ id: '1', event: 'message', data: msg('kept') }, 1);
-    s.end({ kind: 'interrupted', reason: 'network error' });
-    expect(s.status).toBe('interrupted');
-    expect(s.interruption).toBe('network error');
-    expect(s.transcriptText).toBe('kept');
-  });
-
-  it('marks a stop by the user stopped', () => {
-    const { s } = session();
-    s.end({ kind: 'stopped' });
-    expect(s.status).toBe('stopped');
-    expect(s.active).toBe(false);
+  it('tells listeners at once when the stream opens and when it is over, without waiting for a frame', () => {
+    const frames = manual();
+    const s = new StreamLog('platform', 0, frames.schedule);
+    let renders = 0;
+    s.subscribe(() => renders++);
+    s.open({ method: 'POST', url: '/x', status: 200, durationMs: 5, headers: [], receivedAt: 0 });
+    expect(renders).toBe(1);
+    s.finish();
+    expect(renders).toBe(2);
+    expect(frames.queue).toHaveLength(0);
   });
 });

@@ -1,10 +1,10 @@
-import { LEGACY_RUNS_DEPRECATED_AT, LEGACY_RUNS_SUNSET_AT } from '../../contract/agents';
-import { deprecationOf } from './run-request';
+import { LEGACY_RUNS_DEPRECATED_AT, LEGACY_RUNS_SUNSET_AT } from '../../../contract/agents';
+import { deprecationOf, type Mode } from '../model/run-request';
 
 const day = (d: Date) => d.toISOString().slice(0, 10);
 
 /** Shown while the legacy run endpoints are chosen; one click moves the same input to the replacement. */
-export function DeprecationBanner({ headers, onSwitch }: { headers?: [string, string][]; onSwitch(): void }) {
+export function DeprecationBanner({ headers, mode, onSwitch }: { headers?: [string, string][]; mode: Mode; onSwitch(): void }) {
   const d = deprecationOf(headers, { deprecatedAt: LEGACY_RUNS_DEPRECATED_AT, sunsetAt: LEGACY_RUNS_SUNSET_AT });
   return (
     <div className="warning" role="note" aria-label="Deprecated endpoint">
@@ -12,7 +12,18 @@ export function DeprecationBanner({ headers, onSwitch }: { headers?: [string, st
         <strong>Deprecated endpoint.</strong> <code>/rest/api/v1/agents/runs/stream|wait</code> were deprecated on {day(d.deprecatedAt)} and are
         scheduled for removal on {day(d.sunsetAt)}
         {d.fromHeaders ? ' (as the last answer’s Deprecation and Sunset headers say)' : ''}. The replacement is{' '}
-        <code>{d.successor ?? 'POST /api/agents/{agent_id}/runs'}</code> with <code>"stream": true</code> in the body.
+        <code>{d.successor ?? 'POST /api/agents/{agent_id}/runs'}</code>
+        {mode === 'stream' ? (
+          <>
+            {' '}
+            with <code>"stream": true</code> in the body.
+          </>
+        ) : (
+          <>
+            {' '}
+            with <code>"stream": false</code> (the default), which answers once the run is over.
+          </>
+        )}
       </p>
       <button type="button" onClick={onSwitch}>
         Switch to the replacement, keeping this input

@@ -1,9 +1,10 @@
+import { queryOptions } from '@tanstack/react-query';
 import { createStore, del, get, keys, set, values } from 'idb-keyval';
-import type { ResponseMeta } from '../../lib/api-client';
-import type { RunFailure, RunStatus, TimelineEntry } from './run-session';
+import type { ResponseMeta } from '../../../lib/api-client';
+import type { ConnectionMode } from '../../../lib/connection';
+import type { RunFailure, RunStatus, Transition } from './run-machine';
 import type { RunRequest } from './run-request';
-
-export type WaitStatus = 'waiting' | 'success' | 'error' | 'refused' | 'cancelled' | 'timeout';
+import type { TimelineEntry } from './stream-log';
 
 /** What the history keeps of an answer: everything but the body, which is kept apart. */
 export function metaOf(meta: ResponseMeta | Omit<ResponseMeta, 'rawBody'> | undefined): Omit<ResponseMeta, 'rawBody'> | undefined {
@@ -12,15 +13,23 @@ export function metaOf(meta: ResponseMeta | Omit<ResponseMeta, 'rawBody'> | unde
   return { method, url, status, durationMs, requestId, headers, receivedAt };
 }
 
+/** Where a run was sent, as history keeps it: no token, nor anything derived from one. */
+export interface HistoryTarget {
+  profileLabel: string;
+  mode: ConnectionMode;
+  baseUrl: string;
+}
+
 /** One finished run as kept in IndexedDB. Tokens never enter it. */
 export interface HistoryEntry {
   id: string;
   startedAt: number;
-  agentId: string;
-  agentName?: string;
+  /** The run as it was sent: its agent, API, mode and body. */
   request: RunRequest;
-  baseUrl: string;
-  status: RunStatus | WaitStatus;
+  target: HistoryTarget;
+  /** A status of the run state machine; entries from older versions may hold others ("success"). */
+  status: RunStatus | string;
+  transitions?: readonly Transition[];
   durationMs: number;
   firstEventMs?: number;
   eventCount: number;
@@ -73,9 +82,24 @@ export async function saveRun(entry: HistoryEntry, extra: HistoryDetails): Promi
   for (const old of all.slice(HISTORY_LIMIT)) await deleteRun(old.id);
 }
 
-export async function listRuns(): Promise<HistoryEntry[]> {
-  return (await values<HistoryEntry>(summaries)).sort((a, b) => b.startedAt - a.startedAt);
+/** Entries written before the request carried its agent kept it beside the request. */
+type StoredEntry = HistoryEntry & { agentId?: string; agentName?: string; baseUrl?: string };
+
+function normalized(e: StoredEntry): HistoryEntry {
+  if (e.request.agentId && e.target) return e;
+  const { agentId, agentName, baseUrl, ...rest } = e;
+  return {
+    ...rest,
+    request: { ...e.request, agentId: e.request.agentId ?? agentId ?? '', ...(agentName !== undefined && !e.request.agentName && { agentName }) },
+    target: e.target ?? { profileLabel: '', mode: 'same-origin', baseUrl: baseUrl ?? '' },
+  };
 }
+
+export async function listRuns(): Promise<HistoryEntry[]> {
+  return (await values<StoredEntry>(summaries)).map(normalized).sort((a, b) => b.startedAt - a.startedAt);
+}
+
+export const historyQueryOptions = queryOptions({ queryKey: ['run-history'] as const, queryFn: listRuns });
 
 export async function runDetails(id: string): Promise<HistoryDetails | undefined> {
   const stored = await get<StoredDetails>(id, details);

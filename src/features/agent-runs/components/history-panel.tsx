@@ -1,9 +1,8 @@
-import { queryOptions, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { clearHistory, exportRun, listRuns, type HistoryEntry } from './history';
-
-export const historyQueryOptions = queryOptions({ queryKey: ['run-history'] as const, queryFn: listRuns });
-export const historyQueryKey = historyQueryOptions.queryKey;
+import { Link } from 'react-router';
+import { clearHistory, exportRun, historyQueryOptions, type HistoryEntry } from '../model/history';
+import { STATUS_TEXT } from './response-panel';
 
 function download(name: string, text: string): void {
   const url = URL.createObjectURL(new Blob([text], { type: 'application/json' }));
@@ -14,21 +13,25 @@ function download(name: string, text: string): void {
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
-/** Every run kept in this browser: view, export (never with a token), run again. */
+function statusText(status: string): string {
+  return (STATUS_TEXT as Record<string, string>)[status] ?? status;
+}
+
+/** Every run kept in this browser: view, export (never with a token), run again. Each row says what its request said. */
 export function HistoryPanel({ onRerun, canRun }: { onRerun(entry: HistoryEntry): void; canRun: boolean }) {
   const queryClient = useQueryClient();
   const history = useQuery(historyQueryOptions);
   const [open, setOpen] = useState<string | null>(null);
   const runs = history.data ?? [];
   return (
-    <section className="panel" aria-labelledby="history-heading">
+    <section className="history" aria-labelledby="history-heading">
       <div className="toolbar">
         <h2 id="history-heading">History</h2>
         <span className="muted">Kept in this browser (IndexedDB); tokens are never stored.</span>
         <button
           type="button"
           disabled={!runs.length}
-          onClick={() => void clearHistory().then(() => queryClient.invalidateQueries({ queryKey: historyQueryKey }))}
+          onClick={() => void clearHistory().then(() => queryClient.invalidateQueries({ queryKey: historyQueryOptions.queryKey }))}
         >
           Clear history
         </button>
@@ -40,8 +43,9 @@ export function HistoryPanel({ onRerun, canRun }: { onRerun(entry: HistoryEntry)
           <li key={r.id}>
             <div className="history-row">
               <span>
-                <strong>{r.agentName ?? r.agentId}</strong> · {r.request.flavour === 'legacy' ? 'legacy' : 'current'} {r.request.mode} ·{' '}
-                <span className={`status status-${r.status}`}>{r.status}</span> · {r.durationMs} ms
+                <Link to={`/runs/${encodeURIComponent(r.request.agentId)}`}>{r.request.agentName ?? r.request.agentId}</Link> ·{' '}
+                {r.request.flavour === 'legacy' ? 'legacy' : 'current'} {r.request.mode} · <span className={`status status-${r.status}`}>{statusText(r.status)}</span> ·{' '}
+                {r.durationMs} ms
                 {r.eventCount ? ` · ${r.eventCount} events` : ''} · <time dateTime={new Date(r.startedAt).toISOString()}>{new Date(r.startedAt).toLocaleString()}</time>
               </span>
               <button type="button" aria-expanded={open === r.id} onClick={() => setOpen(open === r.id ? null : r.id)}>
@@ -57,7 +61,7 @@ export function HistoryPanel({ onRerun, canRun }: { onRerun(entry: HistoryEntry)
             {open === r.id && (
               <div className="history-detail">
                 <p>
-                  <code>POST {r.request.path}</code>
+                  <code>POST {r.request.path}</code> {r.target.profileLabel && <span className="muted">· profile {r.target.profileLabel}</span>}
                 </p>
                 <pre className="raw" aria-label="Request body">
                   {JSON.stringify(r.request.body, null, 2)}

@@ -1,21 +1,10 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useLayoutEffect, useRef, useState, useSyncExternalStore } from 'react';
-import { ResponseMetaView } from '../../components/response-meta';
-import { Refusal } from './refusal';
-import type { RunSession, TimelineEntry } from './run-session';
+import { ResponseMetaView } from '../../../components/response-meta';
+import { isActive, type RunState } from '../model/run-machine';
+import type { StreamLog, TimelineEntry } from '../model/stream-log';
 
 const ROW_HEIGHT = 30;
-
-const STATUS_TEXT: Record<RunSession['status'], string> = {
-  idle: 'Idle',
-  opening: 'Opening…',
-  streaming: 'Streaming…',
-  done: 'Done',
-  failed: 'Failed',
-  interrupted: 'Interrupted',
-  stopped: 'Stopped',
-  refused: 'Refused',
-};
 
 /**
  * A block, so that text arriving in the last chunk does not re-lay out the others; skipped
@@ -63,11 +52,11 @@ function EventDetail({ entry }: { entry: TimelineEntry }) {
 }
 
 /** A long timeline stays cheap: only the rows on screen exist in the DOM. */
-function Timeline({ session }: { session: RunSession }) {
+function Timeline({ log }: { log: StreamLog }) {
   const parent = useRef<HTMLDivElement>(null);
   const [selected, setSelected] = useState<number | null>(null);
   const [follow, setFollow] = useState(true);
-  const count = session.events.length;
+  const count = log.events.length;
   // The project does not use the React Compiler, so its memoization warning does not apply.
   // eslint-disable-next-line react-hooks/incompatible-library
   const virtualizer = useVirtualizer({ count, getScrollElement: () => parent.current, estimateSize: () => ROW_HEIGHT, overscan: 10 });
@@ -78,7 +67,7 @@ function Timeline({ session }: { session: RunSession }) {
   useLayoutEffect(() => {
     if (follow && count > 0 && parent.current) parent.current.scrollTop = virtualizer.getTotalSize();
   }, [count, follow, virtualizer]);
-  const entry = selected !== null ? session.events[selected] : undefined;
+  const entry = selected !== null ? log.events[selected] : undefined;
   const rows = virtualizer.getVirtualItems();
   return (
     <section aria-labelledby="timeline-heading">
@@ -100,7 +89,7 @@ function Timeline({ session }: { session: RunSession }) {
       <div ref={parent} className="timeline" role="list" aria-label={`${count} events`} tabIndex={0}>
         <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
           {rows.map((row) => {
-            const e = session.events[row.index]!;
+            const e = log.events[row.index]!;
             return (
               // Keyed by slot, not index: rows on screen are consecutive, so index % rows.length
               // is unique, and a row that scrolls off is reused for the one scrolling in
@@ -128,92 +117,53 @@ function Timeline({ session }: { session: RunSession }) {
   );
 }
 
-export function StreamOutput({ session }: { session: RunSession }) {
-  // Re-renders on the session's per-frame notifications; the page around it does not.
-  useSyncExternalStore(session.subscribe, session.getVersion);
-  const status = session.status;
+/**
+ * What a stream delivered: counters, transcript and timeline. It re-renders on the log's
+ * per-frame notifications; the page and its form around it do not.
+ */
+export function StreamOutput({ log, state }: { log: StreamLog; state: RunState }) {
+  useSyncExternalStore(log.subscribe, log.getVersion);
+  const live = isActive(state.status);
+  if (state.status === 'refused') return null;
   return (
-    <section className="panel run-output" aria-labelledby="output-heading">
-      <div className="toolbar">
-        <h2 id="output-heading">Run</h2>
-        <span className={`status status-${status}`} role="status">
-          {STATUS_TEXT[status]}
-        </span>
-      </div>
+    <>
       <dl className="counters">
         <div>
           <dt>Events</dt>
-          <dd data-testid="event-count">{session.events.length}</dd>
+          <dd data-testid="event-count">{log.events.length}</dd>
         </div>
         <div>
           <dt>Bytes</dt>
-          <dd>{session.bytes}</dd>
+          <dd>{log.bytes}</dd>
         </div>
         <div>
           <dt>First event</dt>
-          <dd>{session.firstEventMs === undefined ? '–' : `${session.firstEventMs} ms`}</dd>
+          <dd>{log.firstEventMs === undefined ? '–' : `${log.firstEventMs} ms`}</dd>
         </div>
         <div>
           <dt>Duration</dt>
-          <dd>{session.active ? '…' : `${session.durationMs} ms`}</dd>
+          <dd>{live ? '…' : `${log.durationMs} ms`}</dd>
         </div>
-        {session.warnings > 0 && (
+        {log.warnings > 0 && (
           <div>
             <dt>Warnings</dt>
-            <dd className="warn">{session.warnings}</dd>
+            <dd className="warn">{log.warnings}</dd>
           </div>
         )}
       </dl>
-      {session.refusal && <Refusal error={session.refusal} />}
-      {session.failure && (
-        <div className="error-panel" role="alert">
-          <h3>Run failed: {session.failure.title}</h3>
-          <p>{session.failure.detail}</p>
-          {session.failure.code && (
-            <p>
-              Code <code>{session.failure.code}</code>
-            </p>
-          )}
-          {session.failure.requestId && (
-            <p>
-              Request id <code>{session.failure.requestId}</code>
-            </p>
-          )}
-          {session.failure.documentationUrl && (
-            <p>
-              <a href={session.failure.documentationUrl} target="_blank" rel="noreferrer noopener">
-                Documentation for this error
-              </a>
-            </p>
-          )}
-        </div>
-      )}
-      {status === 'interrupted' && (
-        <div className="warning" role="alert">
-          <p>
-            The connection broke before the run ended ({session.interruption}). Everything received is kept below. The run was not sent again; run it
-            again yourself if you want a new answer.
-          </p>
-        </div>
-      )}
-      {status === 'stopped' && <p className="muted">Stopped by you. Everything received is kept.</p>}
-      {!session.refusal && (
-        <>
-          <h3>Transcript</h3>
-          <div className="transcript" aria-label="Transcript">
-            {session.transcript.map((text, i) => (
-              <TranscriptChunk key={i} text={text} />
-            ))}
-          </div>
-          <Timeline session={session} />
-        </>
-      )}
-      {session.meta && (
+      <h3>Transcript</h3>
+      <div className="transcript" aria-label="Transcript">
+        {log.transcript.map((text, i) => (
+          <TranscriptChunk key={i} text={text} />
+        ))}
+      </div>
+      <Timeline log={log} />
+      {log.meta && (
         <details>
           <summary>Response details</summary>
-          <ResponseMetaView meta={{ ...session.meta, rawBody: '' }} />
+          <ResponseMetaView meta={{ ...log.meta, rawBody: '' }} />
         </details>
       )}
-    </section>
+    </>
   );
 }

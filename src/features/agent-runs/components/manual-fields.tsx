@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { ManualField } from './schema-form';
+import type { ManualField } from '../model/schema-form';
 
 /** Fields typed by hand, for when the agent's schema cannot be loaded. */
 export function ManualFields({ fields, onChange }: { fields: ManualField[]; onChange(fields: ManualField[]): void }) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { JsonSchema } from '../../contract/agents';
+import type { JsonSchema } from '../../../contract/agents';
 import { validateInput } from './input-validation';
 import { defaultValues, fieldsOf, formPathOf, inputOf, mergeSaved, schemaOfManualFields, type FormValues } from './schema-form';
 

@@ -1,6 +1,6 @@
-import { isProblemDetail } from '../../contract/problem';
-import type { ApiError } from '../../lib/api-client';
-import { ErrorDetails } from '../../components/error-details';
+import { isProblemDetail } from '../../../contract/problem';
+import type { ApiError } from '../../../lib/api-client';
+import { ErrorDetails } from '../../../components/error-details';
 
 interface Suggestion {
   tool: string;

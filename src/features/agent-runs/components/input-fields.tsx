@@ -1,6 +1,6 @@
-import type { FieldErrors, UseFormRegister } from 'react-hook-form';
-import type { FormField } from './schema-form';
-import type { RunFormValues } from './run-form-values';
+import { useFormContext, type FieldErrors } from 'react-hook-form';
+import type { FormField } from '../model/schema-form';
+import type { RunFormValues } from '../model/run-form-values';
 
 function errorAt(errors: FieldErrors<RunFormValues>, path: string): string | undefined {
   let node: unknown = errors.input;
@@ -9,7 +9,11 @@ function errorAt(errors: FieldErrors<RunFormValues>, path: string): string | und
 }
 
 /** One control per schema property, by type; nested objects become fieldsets. */
-export function InputFields({ fields, register, errors }: { fields: FormField[]; register: UseFormRegister<RunFormValues>; errors: FieldErrors<RunFormValues> }) {
+export function InputFields({ fields }: { fields: FormField[] }) {
+  const {
+    register,
+    formState: { errors },
+  } = useFormContext<RunFormValues>();
   return (
     <>
       {fields.map((f) => {
@@ -34,7 +38,7 @@ export function InputFields({ fields, register, errors }: { fields: FormField[];
           return (
             <fieldset key={f.path} className="nested">
               <legend>{label}</legend>
-              <InputFields fields={f.children ?? []} register={register} errors={errors} />
+              <InputFields fields={f.children ?? []} />
             </fieldset>
           );
         }

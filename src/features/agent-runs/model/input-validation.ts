@@ -1,6 +1,6 @@
 import { Ajv, type ValidateFunction } from 'ajv';
-import type { JsonSchema } from '../../contract/agents';
-import { completeInputSchema, inputProblemsOf } from '../../contract/agent-input';
+import type { JsonSchema } from '../../../contract/agents';
+import { completeInputSchema, inputProblemsOf } from '../../../contract/agent-input';
 import { formPathOf } from './schema-form';
 
 const ajv = new Ajv({ allErrors: true, strict: false });

@@ -1,8 +1,13 @@
-import { useFieldArray, type Control, type FieldErrors, type UseFormRegister } from 'react-hook-form';
-import type { RunFormValues } from './run-form-values';
+import { useFieldArray, useFormContext } from 'react-hook-form';
+import type { RunFormValues } from '../model/run-form-values';
 
 /** Messages for agents that take them: role USER or GLEAN_AI, one text block each. */
-export function MessagesComposer({ control, register, errors }: { control: Control<RunFormValues>; register: UseFormRegister<RunFormValues>; errors: FieldErrors<RunFormValues> }) {
+export function MessagesComposer() {
+  const {
+    control,
+    register,
+    formState: { errors },
+  } = useFormContext<RunFormValues>();
   const { fields, append, remove } = useFieldArray({ control, name: 'messages' });
   const rootError = errors.messages?.root?.message;
   return (

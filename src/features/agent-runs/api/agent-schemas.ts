@@ -1,0 +1,19 @@
+import { queryOptions, useQuery } from '@tanstack/react-query';
+import type { AgentSchemas } from '../../../contract/agents';
+import { apiRequest } from '../../../lib/api-client';
+import type { Flavour } from '../model/run-request';
+import { agentKeys, agentsBase, type AgentConnection } from './agent-keys';
+
+/** `GET …/agents/{id}/schemas`: the input schema the run form is built from. */
+export function agentSchemasQueryOptions(connection: AgentConnection, flavour: Flavour, id: string) {
+  return queryOptions({
+    queryKey: agentKeys.schemas(connection, flavour, id),
+    queryFn: async ({ signal }) => (await apiRequest<AgentSchemas>(connection, `${agentsBase(flavour)}/${encodeURIComponent(id)}/schemas`, { signal })).data,
+    staleTime: 60_000,
+    enabled: !connection.problem && id !== '',
+  });
+}
+
+export function useAgentSchemas(connection: AgentConnection, flavour: Flavour, id: string) {
+  return useQuery(agentSchemasQueryOptions(connection, flavour, id));
+}

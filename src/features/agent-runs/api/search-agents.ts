@@ -1,0 +1,21 @@
+import { queryOptions, useQuery } from '@tanstack/react-query';
+import type { Agent } from '../../../contract/agents';
+import { apiRequest } from '../../../lib/api-client';
+import type { Flavour } from '../model/run-request';
+import { agentKeys, agentsBase, type AgentConnection } from './agent-keys';
+
+/** `POST …/agents/search { name? }` on either API; both answer `{ agents }`. */
+export function searchAgentsQueryOptions(connection: AgentConnection, flavour: Flavour, name: string) {
+  return queryOptions({
+    queryKey: agentKeys.search(connection, flavour, name),
+    queryFn: async ({ signal }) =>
+      (await apiRequest<{ agents?: Agent[] }>(connection, `${agentsBase(flavour)}/search`, { method: 'POST', body: name ? { name } : {}, signal })).data.agents ?? [],
+    staleTime: 60_000,
+    enabled: !connection.problem,
+  });
+}
+
+export function useSearchAgents(connection: AgentConnection, flavour: Flavour, name: string, enabled = true) {
+  const options = searchAgentsQueryOptions(connection, flavour, name);
+  return useQuery({ ...options, enabled: enabled && options.enabled });
+}

@@ -1,0 +1,150 @@
+import { useEffect, useId, useRef, useState } from 'react';
+import type { Agent } from '../../../contract/agents';
+import { ApiError } from '../../../lib/api-client';
+import type { ActiveConnection } from '../../../lib/connection';
+import { useSearchAgents } from '../api/search-agents';
+import type { Flavour } from '../model/run-request';
+
+export function capabilitiesOf(a: Agent): string {
+  const caps = [];
+  if (a.capabilities['ap.io.messages']) caps.push('messages');
+  if (a.capabilities['ap.io.streaming']) caps.push('streaming');
+  return caps.length ? caps.join(', ') : 'input form';
+}
+
+/** Agent ids are opaque; anything without spaces or slashes may be one. */
+const LOOKS_LIKE_ID = /^[^\s/]{1,128}$/;
+
+type Option = { kind: 'agent'; agent: Agent } | { kind: 'id'; id: string };
+
+/**
+ * A searchable combobox (the ARIA 1.2 list-autocomplete pattern): typing searches agents by
+ * name; arrows move through the matches, Enter or a click opens one, and Enter on text that
+ * matches no name opens it as an agent id. Escape closes the list without leaving the page's
+ * other Escape (stop the run) to fire.
+ */
+export function AgentPicker({ connection, flavour, selectedId, onSelect }: {
+  connection: ActiveConnection;
+  flavour: Flavour;
+  selectedId: string;
+  onSelect(id: string): void;
+}) {
+  const ids = { input: useId(), list: useId(), hint: useId() };
+  const [text, setText] = useState('');
+  const [debounced, setDebounced] = useState('');
+  const [open, setOpen] = useState(false);
+  const [active, setActive] = useState(-1);
+  const inputRef = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    const t = setTimeout(() => setDebounced(text.trim()), 200);
+    return () => clearTimeout(t);
+  }, [text]);
+  const search = useSearchAgents(connection, flavour, debounced, open);
+
+  const typed = text.trim();
+  const agents = search.data ?? [];
+  const options: Option[] = agents.map((agent) => ({ kind: 'agent', agent }));
+  if (typed && LOOKS_LIKE_ID.test(typed) && !agents.some((a) => a.agent_id === typed)) options.push({ kind: 'id', id: typed });
+  const optionId = (i: number) => `${ids.list}-${i}`;
+
+  const choose = (o: Option) => {
+    onSelect(o.kind === 'agent' ? o.agent.agent_id : o.id);
+    setOpen(false);
+    setActive(-1);
+    setText('');
+  };
+
+  const onKeyDown = (e: React.KeyboardEvent<HTMLInputElement>) => {
+    if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+      e.preventDefault();
+      if (!open) setOpen(true);
+      const n = options.length;
+      if (!n) return;
+      setActive((i) => (e.key === 'ArrowDown' ? (i + 1) % n : i <= 0 ? n - 1 : i - 1));
+    } else if (e.key === 'Enter') {
+      // The request side's Ctrl/Cmd+Enter runs; a plain Enter here picks.
+      if (e.ctrlKey || e.metaKey) return;
+      e.preventDefault();
+      const pick = options[active] ?? (typed ? options.find((o) => o.kind === 'agent' && o.agent.name.toLowerCase() === typed.toLowerCase()) ?? options.find((o) => o.kind === 'id') : undefined);
+      if (pick) choose(pick);
+    } else if (e.key === 'Escape') {
+      if (open || text) {
+        e.preventDefault();
+        e.stopPropagation();
+        setOpen(false);
+        setActive(-1);
+        if (!open) setText('');
+      }
+    }
+  };
+
+  return (
+    <div className="picker">
+      <label htmlFor={ids.input}>Agent</label>
+      <div className="combobox">
+        <input
+          ref={inputRef}
+          id={ids.input}
+          role="combobox"
+          aria-expanded={open}
+          aria-controls={ids.list}
+          aria-autocomplete="list"
+          aria-activedescendant={open && active >= 0 ? optionId(active) : undefined}
+          aria-describedby={ids.hint}
+          value={text}
+          placeholder={selectedId ? 'Search another agent by name, or type an id' : 'Search agents by name, or type an id'}
+          autoComplete="off"
+          spellCheck={false}
+          onChange={(e) => {
+            setText(e.target.value);
+            setOpen(true);
+            setActive(-1);
+          }}
+          onFocus={() => setOpen(true)}
+          onClick={() => setOpen(true)}
+          onBlur={() => setOpen(false)}
+          onKeyDown={onKeyDown}
+        />
+        {open && (
+          <ul id={ids.list} role="listbox" aria-label="Agents" className="listbox">
+            {search.isLoading && <li className="muted" role="presentation">Searching…</li>}
+            {search.isError && (
+              <li className="error" role="presentation">
+                Search failed: {search.error instanceof ApiError ? `${search.error.status || ''} ${search.error.detail}` : String(search.error)}
+              </li>
+            )}
+            {search.isSuccess && options.length === 0 && <li className="muted" role="presentation">No agent matches “{debounced}”. Type its id instead.</li>}
+            {options.map((o, i) => (
+              <li
+                key={o.kind === 'agent' ? o.agent.agent_id : `id:${o.id}`}
+                id={optionId(i)}
+                role="option"
+                aria-selected={i === active}
+                className={o.kind === 'agent' && o.agent.agent_id === selectedId ? 'current' : undefined}
+                // Chosen on mousedown, before the input's blur closes the list.
+                onMouseDown={(e) => {
+                  e.preventDefault();
+                  choose(o);
+                }}
+              >
+                {o.kind === 'agent' ? (
+                  <>
+                    <span className="option-name">{o.agent.name}</span> <code className="muted">{o.agent.agent_id}</code>
+                    <span className="option-meta">{capabilitiesOf(o.agent)}</span>
+                  </>
+                ) : (
+                  <>
+                    Open agent id <code>{o.id}</code>
+                  </>
+                )}
+              </li>
+            ))}
+          </ul>
+        )}
+      </div>
+      <p id={ids.hint} className="hint">
+        Arrow keys to move, Enter to open. Each agent has its own address, <code>/runs/&lt;agent id&gt;</code>.
+      </p>
+    </div>
+  );
+}
