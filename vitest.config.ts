@@ -1,12 +1,51 @@
+import { playwright } from '@vitest/browser-playwright';
+import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
+import { chromiumPath } from './scripts/chromium.mjs';
+import { referenceService } from './src/service/vite-plugin.ts';
 
 // Separate from vite.config.ts so tests never start the reference service on the
 // default data directory through the Vite plugin.
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.{ts,tsx}'],
-    environment: 'node',
     testTimeout: 20_000,
     hookTimeout: 20_000,
+    projects: [
+      {
+        test: {
+          name: 'node',
+          include: ['src/**/*.test.ts'],
+          environment: 'node',
+        },
+      },
+      {
+        // Components and hooks, in the system Chromium, against a real reference service on
+        // the test page's own origin (a throw-away database): real fetch, streams, IndexedDB.
+        plugins: [react(), referenceService({ memory: true, rateLimitPerMinute: 0 }, [])],
+        // Pre-bundled up front: a dependency found mid-run makes Vite reload the page, and a
+        // test then sees two copies of React.
+        optimizeDeps: {
+          include: [
+            'react', 'react/jsx-dev-runtime', 'react-dom', 'react-dom/client', 'react-router', '@tanstack/react-query', '@tanstack/react-virtual',
+            'react-hook-form', 'idb-keyval', 'ajv', '@microsoft/fetch-event-source', '@testing-library/react', '@testing-library/user-event',
+          ],
+        },
+        test: {
+          name: 'browser',
+          include: ['src/**/*.test.tsx'],
+          browser: {
+            enabled: true,
+            headless: true,
+            provider: playwright({
+              launchOptions: {
+                executablePath: chromiumPath(),
+                args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+              },
+            }),
+            instances: [{ browser: 'chromium' }],
+          },
+        },
+      },
+    ],
   },
 });
