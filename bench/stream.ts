@@ -7,7 +7,7 @@
  * builds dist first when sources changed) on a free port, then drives Chromium:
  *
  *   console  like a user: the "Bearer token" field of the connection panel, "Agent runs",
- *            Firehose, Events = N, "Run and stream"; done when the event counter reads N
+ *            Firehose from the agent picker, Events = N, "Run and stream"; done when the event counter reads N
  *            and the status says Done.
  *   bare     a page of this benchmark's own, fulfilled by page.route on the same origin:
  *            esbuild (installed with tsx and Vite) bundles a small entry that reads the same
@@ -37,17 +37,15 @@
  * last console round, for chrome://tracing or DevTools), BENCH_PROFILE=file.cpuprofile (a
  * CDP CPU profile of the last console round, for DevTools), CHROMIUM_PATH.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import { resolve } from 'node:path';
 import { chromium, type Browser, type Page } from '@playwright/test';
 import { build } from 'esbuild';
 import { chromiumMissingMessage, chromiumPath } from '../scripts/chromium.mjs';
+import { startConsoleServer, type ConsoleServer } from '../scripts/console-server.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
-const HOST = '127.0.0.1';
 const AGENTS_TOKEN = 'sandbox-agents-1d6f3b9e0a7c2548';
 const RUN_PATH = '/api/agents/firehose/runs';
 const BARE_PATH = '/__bench/bare-stream';
@@ -57,7 +55,6 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const TRACE_FILE = process.env.BENCH_TRACE;
 const PROFILE_FILE = process.env.BENCH_PROFILE;
 
-const SERVER_START_TIMEOUT_MS = 90_000;
 const RUN_TIMEOUT_MS = 40_000;
 const WHOLE_RUN_TIMEOUT_MS = 190_000;
 /** How long after done long tasks and frame gaps still count (the run is saved to history then). */
@@ -71,61 +68,16 @@ class Broken extends Error {}
 
 // --- The console server ---------------------------------------------------------------
 
-function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const s = net.createServer();
-    s.once('error', fail);
-    s.listen(0, HOST, () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => ok(port));
-    });
-  });
-}
-
-let server: ChildProcess | undefined;
-
-function stopServer(): void {
-  if (server?.pid && server.exitCode === null && server.signalCode === null) {
-    try {
-      // Its own process group: tsx runs the CLI in a child of its own.
-      process.kill(-server.pid, 'SIGTERM');
-    } catch {
-      server.kill('SIGTERM');
-    }
-  }
-}
+let server: ConsoleServer | undefined;
+const stopServer = () => server?.stop();
 
 async function startServer(): Promise<string> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [resolve(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'src/service/cli.ts', 'start', '--memory', '--port', String(port), '--host', HOST], {
-    cwd: ROOT,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  server = child;
-  let output = '';
-  let building = false;
-  return new Promise((ok, fail) => {
-    const timer = setTimeout(() => fail(new Broken(`The console server did not start within ${SERVER_START_TIMEOUT_MS / 1000} s:\n${output}`)), SERVER_START_TIMEOUT_MS);
-    const onData = (b: Buffer) => {
-      output += b.toString();
-      if (!building && output.includes('Building the console')) {
-        building = true;
-        process.stdout.write('  (building dist first: sources changed)\n');
-      }
-      const m = /Console and reference service: (http:\/\/\S+)/.exec(output);
-      if (m) {
-        clearTimeout(timer);
-        ok(m[1]!);
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      fail(new Broken(`The console server exited (${code ?? signal}) before it listened:\n${output}`));
-    });
-  });
+  try {
+    server = await startConsoleServer([], () => process.stdout.write('  (building dist first: sources changed)\n'));
+  } catch (e) {
+    throw new Broken(e instanceof Error ? e.message : String(e));
+  }
+  return server.origin;
 }
 
 /** One small stream through the service first, so its JIT is warm for both pages alike. */
@@ -383,7 +335,8 @@ async function runConsole(browser: Browser, origin: string, trace: boolean): Pro
     const panel = page.getByRole('complementary', { name: 'Connection' });
     await panel.getByLabel('Bearer token').fill(AGENTS_TOKEN);
     await page.getByRole('link', { name: 'Agent runs' }).click();
-    await page.getByRole('list', { name: 'Agents' }).getByRole('button', { name: /Firehose/ }).click();
+    await page.getByRole('combobox', { name: 'Agent' }).fill('Firehose');
+    await page.getByRole('listbox', { name: 'Agents' }).getByRole('option', { name: /Firehose/ }).click();
     const events = page.getByRole('spinbutton', { name: 'Events', exact: true });
     await events.fill(String(EVENTS));
     await page.evaluate(`window.__bench.target = ${EVENTS}`);

@@ -56,7 +56,7 @@ test('sends every field of the form agent, empty optional ones as "" and false, 
   await expect(runs.field('Topic')).toHaveAccessibleDescription('Required.');
   await expect(runs.field('Region')).toHaveAccessibleDescription('Required.');
   await expect(runs.field('Audience')).toHaveAttribute('aria-invalid', 'false');
-  await expect(runs.status).toBeHidden();
+  await expect(runs.status).toHaveText('No run yet');
   expect(posts).toHaveLength(0);
   expect(await runs.serviceRunsAfter(before)).toEqual([]);
 
@@ -122,7 +122,7 @@ test('stops a slow stream, keeping what arrived, and allows no second run while 
   await expect(runs.timeline).toHaveAccessibleName(`${kept} events`);
   await expect(runs.run).toBeEnabled();
   await expect(runs.stop).toBeDisabled();
-  await expect(runs.historyItem(1)).toContainText('stopped');
+  await expect(runs.historyItem(1)).toContainText('Stopped');
 
   // The service saw the client leave: one run, closed by the client, no more events than the page kept.
   await expect.poll(async () => (await runs.serviceRunsAfter(before)).map((r) => r.outcome)).toEqual(['client-closed']);
@@ -192,14 +192,14 @@ test('reports a mid-stream failure on both APIs, and the legacy API warns of its
   });
 });
 
-test('waits for one answer: transcript, raw JSON and status; Cancel and the client timeout end a slow wait', async ({ runs }) => {
+test('waits for one answer: transcript, raw JSON and status; Stop and the client timeout end a slow wait', async ({ runs }) => {
   await runs.chooseAgent('Echo Assistant');
   await runs.answerBy('wait');
   await runs.writeMessage('Just the answer');
   const before = await runs.serviceSeq();
 
   await runs.run.click();
-  await expect(runs.status).toHaveText('Success');
+  await expect(runs.status).toHaveText('Done');
   await expect(runs.resultTab('Transcript')).toHaveAttribute('aria-selected', 'true');
   await expect(runs.resultPanel()).toContainText('GLEAN_AI: You asked: "Just the answer".');
   await runs.resultTab('Raw JSON').click();
@@ -210,11 +210,11 @@ test('waits for one answer: transcript, raw JSON and status; Cancel and the clie
   await runs.chooseAgent('Slow Storyteller');
   await runs.writeMessage('A long story');
   await runs.run.click();
-  await expect(runs.status).toHaveText('Waiting for the run to finish…');
+  await expect(runs.status).toHaveText('Waiting for the answer…');
   await expect(runs.run).toBeDisabled();
   await runs.stop.click();
-  await expect(runs.status).toHaveText('Cancelled');
-  await expect(runs.output).toContainText('Cancelled by you; the service may still finish the run.');
+  await expect(runs.status).toHaveText('Stopped');
+  await expect(runs.output).toContainText('Stopped by you; the service may still finish the run.');
   await expect.poll(async () => (await runs.serviceRunsAfter(before)).map((r) => `${r.agentId} ${r.outcome}`)).toEqual([
     'echo-assistant completed',
     'slow-storyteller client-closed',
@@ -222,8 +222,8 @@ test('waits for one answer: transcript, raw JSON and status; Cancel and the clie
 
   await runs.clientTimeout.fill('1');
   await runs.run.click();
-  await expect(runs.status).toHaveText('Timed out');
-  await expect(runs.output).toContainText('Your client-side timeout ended the wait');
+  await expect(runs.status).toHaveText('Stopped');
+  await expect(runs.output).toContainText('Your client-side timeout (1 s) ended the wait');
 });
 
 test('runs a past run again with one new POST, and exports it as JSON without the token', async ({ runs, page }) => {
@@ -233,7 +233,7 @@ test('runs a past run again with one new POST, and exports it as JSON without th
   await expect(runs.status).toHaveText('Done');
   await expect(runs.historyItems).toHaveCount(1);
   const entry = runs.historyItem(1);
-  await expect(entry).toContainText('Echo Assistant · current stream · done');
+  await expect(entry).toContainText('Echo Assistant · current stream · Done');
 
   await entry.getByRole('button', { name: 'View' }).click();
   await expect(entry.getByLabel('Request body')).toContainText('"text": "Remember me"');
@@ -244,9 +244,8 @@ test('runs a past run again with one new POST, and exports it as JSON without th
   const exported = await readFile(file, 'utf8');
   expect(exported).not.toContain(AGENT_TOKENS.agents);
   expect(JSON.parse(exported)).toMatchObject({
-    agentId: 'echo-assistant',
     status: 'done',
-    request: { path: '/api/agents/echo-assistant/runs', body: { stream: true } },
+    request: { agentId: 'echo-assistant', agentName: 'Echo Assistant', flavour: 'platform', mode: 'stream', path: '/api/agents/echo-assistant/runs', body: { stream: true } },
     transcript: expect.stringContaining('You asked: "Remember me".') as unknown,
     events: expect.arrayContaining([expect.objectContaining({ event: 'message' })]) as unknown,
   });

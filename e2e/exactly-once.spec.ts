@@ -77,7 +77,7 @@ test('reports a stream the server drops as interrupted, keeps the five fragments
   expect(await runs.serviceRunsAfter(before)).toMatchObject([{ agentId: 'unreliable-line', outcome: 'dropped', events: 5 }]);
   await expect(runs.status).toHaveText('Interrupted');
   await expect(runs.eventCount).toHaveText('5');
-  await expect(runs.historyItem(1)).toContainText('interrupted');
+  await expect(runs.historyItem(1)).toContainText('Interrupted');
 });
 
 test('shows a 422 with the tools to authorize and a 403 for a token without agents.run, each from one POST that is not retried', async ({
@@ -107,8 +107,7 @@ test('shows a 422 with the tools to authorize and a 403 for a token without agen
 
   // 403: a valid token without agents.run, on an agent typed by id.
   await connection.setToken(AGENT_TOKENS.global);
-  await runs.agentId.fill('echo-assistant');
-  await runs.loadAgent.click();
+  await runs.openAgentId('echo-assistant');
   await expect(runs.schemaError).toContainText('403');
   await runs.addFieldsByHand.click();
   await runs.writeMessage('Hello?');

@@ -89,7 +89,14 @@ export class ConnectionPage {
     await expect(this.heading).toBeVisible();
   }
 
+  /** On a narrow screen the panel is a summary line; opens it so its fields can be used. */
+  async expand() {
+    const details = this.panel.locator('details');
+    if ((await details.count()) && !(await details.evaluate((d) => (d as { open: boolean }).open))) await this.panel.locator('summary').click();
+  }
+
   async setToken(token: string) {
+    await this.expand();
     await this.token.fill(token);
   }
 

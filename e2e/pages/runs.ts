@@ -36,7 +36,7 @@ export function isRunPost(request: Request): boolean {
 }
 
 /**
- * /runs: the agent picker, the API and answer choices, the input form built from the agent's
+ * /runs and /runs/:agentId: the agent picker (a combobox), the API and answer choices, the input form built from the agent's
  * schema, the request preview, the live or waited output, and the run history. Also the
  * reference service's own log of runs it started, to check what arrived there.
  */
@@ -45,10 +45,9 @@ export class RunsPage {
   readonly heading: Locator;
 
   // The agent picker
-  readonly searchAgents: Locator;
-  readonly agentId: Locator;
-  readonly loadAgent: Locator;
+  readonly picker: Locator;
   readonly agentList: Locator;
+  readonly agentHeading: Locator;
 
   // How to run
   readonly currentApi: Locator;
@@ -89,10 +88,9 @@ export class RunsPage {
     this.main = page.getByRole('main');
     this.heading = this.main.getByRole('heading', { name: 'Agent runs', level: 1 });
 
-    this.searchAgents = this.main.getByLabel('Search agents by name');
-    this.agentId = this.main.getByLabel('Or an agent id');
-    this.loadAgent = this.main.getByRole('button', { name: 'Load agent' });
-    this.agentList = this.main.getByRole('list', { name: 'Agents' });
+    this.picker = this.main.getByRole('combobox', { name: 'Agent' });
+    this.agentList = this.main.getByRole('listbox', { name: 'Agents' });
+    this.agentHeading = this.main.locator('.agent-head h2');
 
     this.currentApi = this.main.getByRole('group', { name: 'API' }).getByRole('radio', { name: /^Current/ });
     this.legacyApi = this.main.getByRole('group', { name: 'API' }).getByRole('radio', { name: /^Legacy/ });
@@ -106,8 +104,8 @@ export class RunsPage {
 
     this.inputForm = this.main.getByRole('form', { name: 'Input' });
     this.run = this.main.getByRole('button', { name: /^Run and (stream|wait)$/ });
-    this.stop = this.main.getByRole('button', { name: /^(Stop|Cancel)$/ });
-    this.inFlightHint = this.main.getByText('A run is in flight; stop it to start another.');
+    this.stop = this.main.getByRole('button', { name: 'Stop', exact: true });
+    this.inFlightHint = this.main.getByText(/^A run of .+ is in flight; stop it to start another\.$/);
     const request = this.main.getByRole('region', { name: 'Request', exact: true });
     this.requestLine = request.getByText(/^POST \//).first();
     this.preview = this.main.getByLabel('Request body preview');
@@ -134,15 +132,24 @@ export class RunsPage {
 
   // --- choosing the agent and how to run it
 
-  agent(name: string): Locator {
-    return this.agentList.getByRole('button', { name });
+  /** An agent among the picker's matches. */
+  agent(name: string | RegExp): Locator {
+    return this.agentList.getByRole('option', { name });
   }
 
-  /** Picks an agent from the list, as a user does, and waits for its input form. */
+  /** Searches the picker by name, as a user does, picks the match, and waits for its input form. */
   async chooseAgent(name: string) {
-    await this.agent(name).click();
-    await expect(this.agent(name)).toHaveAttribute('aria-pressed', 'true');
+    await this.picker.fill(name);
+    await this.agent(new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`)).click();
+    await expect(this.agentHeading).toContainText(name);
     await expect(this.inputForm).toBeVisible();
+  }
+
+  /** Opens an agent by its exact id, typed into the picker. */
+  async openAgentId(id: string) {
+    await this.picker.fill(id);
+    await this.agentList.getByRole('option', { name: `Open agent id ${id}` }).click();
+    await expect(this.page).toHaveURL(new RegExp(`/runs/${encodeURIComponent(id)}$`));
   }
 
   async useApi(api: 'Current' | 'Legacy') {

@@ -1,3 +1,4 @@
+import { TableScroll } from './table-scroll';
 import type { ResponseMeta } from '../lib/api-client';
 
 /** Status, duration, request id and headers of one answer. */
@@ -18,27 +19,29 @@ export function ResponseMetaView({ meta }: { meta: ResponseMeta }) {
         <dt>Request id</dt>
         <dd>{meta.requestId ? <code>{meta.requestId}</code> : <span className="muted">none sent</span>}</dd>
       </dl>
-      <table className="headers">
-        <caption>Response headers</caption>
-        <thead>
-          <tr>
-            <th scope="col">Header</th>
-            <th scope="col">Value</th>
-          </tr>
-        </thead>
-        <tbody>
-          {meta.headers.map(([name, value]) => (
-            <tr key={name}>
-              <td>
-                <code>{name}</code>
-              </td>
-              <td>
-                <code>{value}</code>
-              </td>
+      <TableScroll label="Response headers">
+        <table className="headers">
+          <caption>Response headers</caption>
+          <thead>
+            <tr>
+              <th scope="col">Header</th>
+              <th scope="col">Value</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {meta.headers.map(([name, value]) => (
+              <tr key={name}>
+                <td>
+                  <code>{name}</code>
+                </td>
+                <td>
+                  <code>{value}</code>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableScroll>
     </div>
   );
 }

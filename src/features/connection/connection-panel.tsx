@@ -1,17 +1,29 @@
-import { useId } from 'react';
+import { useId, type ReactNode } from 'react';
 import { Link } from 'react-router';
+import { maskToken } from '../../lib/connection';
+import { NARROW, useMediaQuery } from '../../lib/use-media-query';
 import { useProfiles } from './connection-provider';
 import { ProfileSettings } from './profile-settings';
+import type { Profile } from './profiles';
 
-/** The connection panel, always at hand beside every page. */
+function targetText(p: Profile): string {
+  if (p.mode === 'same-origin') return 'bundled service';
+  if (p.mode === 'proxy') return p.target ? `${p.target} via the console’s server` : 'no upstream';
+  return p.target || 'no instance URL';
+}
+
+/**
+ * The connection panel, always at hand beside every page. On a narrow screen it is a one-line
+ * summary (profile, target, masked token, scopes) that opens into the full panel.
+ */
 export function ConnectionPanel() {
-  const { state, active, activate } = useProfiles();
+  const { state, active, activate, token } = useProfiles();
+  const narrow = useMediaQuery(NARROW);
   const selectId = useId();
   const refused = Object.entries(active.outcomes).filter(([, o]) => o === 'refused').map(([g]) => g);
   const worked = Object.entries(active.outcomes).filter(([, o]) => o === 'ok').map(([g]) => g);
-  return (
-    <aside className="connection-panel" aria-label="Connection">
-      <h2>Connection</h2>
+  const body: ReactNode = (
+    <>
       <div className="field">
         <label htmlFor={selectId}>Profile</label>
         <select id={selectId} value={active.id} onChange={(e) => activate(e.target.value)}>
@@ -32,6 +44,25 @@ export function ConnectionPanel() {
       <p>
         <Link to="/connection">Manage profiles and sandbox tokens</Link>
       </p>
+    </>
+  );
+  if (!narrow) {
+    return (
+      <aside className="connection-panel" aria-label="Connection">
+        <h2>Connection</h2>
+        {body}
+      </aside>
+    );
+  }
+  return (
+    <aside className="connection-panel connection-summary" aria-label="Connection">
+      <details>
+        <summary>
+          <span className="summary-title">Connection</span> <strong>{active.label}</strong> · {targetText(active)} · token{' '}
+          <code>{maskToken(token, state.screenShare)}</code> · {active.scopes.length ? active.scopes.join(' ') : 'scopes not stated'}
+        </summary>
+        <div className="summary-body">{body}</div>
+      </details>
     </aside>
   );
 }

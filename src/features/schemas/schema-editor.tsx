@@ -1,3 +1,4 @@
+import { TableScroll } from '../../components/table-scroll';
 import { useState } from 'react';
 import { useFieldArray, useForm, type Resolver } from 'react-hook-form';
 import { MAX_KEYS_PER_GROUP, PROPERTY_TYPE_MEANING, PROPERTY_TYPES, type MetadataSchema } from '../../contract/metadata';
@@ -98,57 +99,59 @@ export function SchemaEditor({ connection, group, stored, onDone }: {
       <p className="hint">
         At most {MAX_KEYS_PER_GROUP} keys. Names: {NAME_RULE}, unique ignoring case.
       </p>
-      <table className="editor">
-        <thead>
-          <tr>
-            <th scope="col">Key name</th>
-            <th scope="col">Type</th>
-            <th scope="col">Skip indexing</th>
-            <th scope="col">
-              <span className="visually-hidden">Remove</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {fields.map((field, i) => {
-            const nameError = errors.keys?.[i]?.name?.message;
-            return (
-              <tr key={field.id}>
-                <td>
-                  <input
-                    aria-label={`Key ${i + 1} name`}
-                    aria-invalid={!!nameError}
-                    aria-describedby={nameError ? `key-${i}-error` : undefined}
-                    {...form.register(`keys.${i}.name`)}
-                  />
-                  {nameError && (
-                    <p id={`key-${i}-error`} className="hint error">
-                      {nameError}
-                    </p>
-                  )}
-                </td>
-                <td>
-                  <select aria-label={`Key ${i + 1} type`} {...form.register(`keys.${i}.propertyType`)}>
-                    {PROPERTY_TYPES.map((t) => (
-                      <option key={t} value={t} title={PROPERTY_TYPE_MEANING[t]}>
-                        {t}
-                      </option>
-                    ))}
-                  </select>
-                </td>
-                <td>
-                  <input type="checkbox" aria-label={`Key ${i + 1} skip indexing`} {...form.register(`keys.${i}.skipIndexing`)} />
-                </td>
-                <td>
-                  <button type="button" onClick={() => remove(i)} aria-label={`Remove key ${i + 1}`}>
-                    Remove
-                  </button>
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
+      <TableScroll label="Keys being edited">
+        <table className="editor">
+          <thead>
+            <tr>
+              <th scope="col">Key name</th>
+              <th scope="col">Type</th>
+              <th scope="col">Skip indexing</th>
+              <th scope="col">
+                <span className="visually-hidden">Remove</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {fields.map((field, i) => {
+              const nameError = errors.keys?.[i]?.name?.message;
+              return (
+                <tr key={field.id}>
+                  <td>
+                    <input
+                      aria-label={`Key ${i + 1} name`}
+                      aria-invalid={!!nameError}
+                      aria-describedby={nameError ? `key-${i}-error` : undefined}
+                      {...form.register(`keys.${i}.name`)}
+                    />
+                    {nameError && (
+                      <p id={`key-${i}-error`} className="hint error">
+                        {nameError}
+                      </p>
+                    )}
+                  </td>
+                  <td>
+                    <select aria-label={`Key ${i + 1} type`} {...form.register(`keys.${i}.propertyType`)}>
+                      {PROPERTY_TYPES.map((t) => (
+                        <option key={t} value={t} title={PROPERTY_TYPE_MEANING[t]}>
+                          {t}
+                        </option>
+                      ))}
+                    </select>
+                  </td>
+                  <td>
+                    <input type="checkbox" aria-label={`Key ${i + 1} skip indexing`} {...form.register(`keys.${i}.skipIndexing`)} />
+                  </td>
+                  <td>
+                    <button type="button" onClick={() => remove(i)} aria-label={`Remove key ${i + 1}`}>
+                      Remove
+                    </button>
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </TableScroll>
       {errors.keys?.root?.message && <p className="error" role="alert">{errors.keys.root.message}</p>}
       <div className="input-row">
         <button type="button" onClick={() => append({ name: '', propertyType: 'TEXT', skipIndexing: false })} disabled={fields.length >= MAX_KEYS_PER_GROUP}>

@@ -1,3 +1,4 @@
+import { TableScroll } from '../../components/table-scroll';
 import { useState } from 'react';
 import { PROPERTY_TYPE_MEANING, type MetadataSchema } from '../../contract/metadata';
 import type { ApiResponse } from '../../lib/api-client';
@@ -18,29 +19,31 @@ export function SchemaView({ response, group }: { response: ApiResponse<Metadata
           id: 'keys',
           label: `Keys (${keys.length})`,
           content: keys.length ? (
-            <table className="keys">
-              <caption className="visually-hidden">Keys of group {group}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Type</th>
-                  <th scope="col">What it means for search</th>
-                  <th scope="col">Search</th>
-                </tr>
-              </thead>
-              <tbody>
-                {keys.map((k) => (
-                  <tr key={k.name}>
-                    <td>
-                      <code>{k.name}</code>
-                    </td>
-                    <td>{k.propertyType}</td>
-                    <td>{PROPERTY_TYPE_MEANING[k.propertyType] ?? 'a type this console does not know'}</td>
-                    <td>{k.skipIndexing ? 'stored only (skipIndexing)' : 'searchable'}</td>
+            <TableScroll label={`Keys of group ${group}`}>
+              <table className="keys">
+                <caption className="visually-hidden">Keys of group {group}</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Name</th>
+                    <th scope="col">Type</th>
+                    <th scope="col">What it means for search</th>
+                    <th scope="col">Search</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {keys.map((k) => (
+                    <tr key={k.name}>
+                      <td>
+                        <code>{k.name}</code>
+                      </td>
+                      <td>{k.propertyType}</td>
+                      <td>{PROPERTY_TYPE_MEANING[k.propertyType] ?? 'a type this console does not know'}</td>
+                      <td>{k.skipIndexing ? 'stored only (skipIndexing)' : 'searchable'}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </TableScroll>
           ) : (
             <p>This schema has no keys.</p>
           ),

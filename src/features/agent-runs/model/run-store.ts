@@ -57,6 +57,7 @@ export interface RunStoreOptions {
 export type RunConnection = Pick<ActiveConnection, 'baseUrl' | 'token' | 'problem' | 'profileId' | 'profileLabel' | 'mode' | 'target' | 'fingerprint'>;
 
 export const STOPPED_BY_YOU = 'Stopped by you.';
+export const WAIT_STOPPED_BY_YOU = 'Stopped by you; the service may still finish the run.';
 
 function newRunId(): string {
   return `run_${Date.now().toString(36)}_${crypto.getRandomValues(new Uint32Array(1))[0]!.toString(36)}`;
@@ -182,7 +183,9 @@ export class RunStore {
     } catch (err) {
       const at = Date.now();
       if (err instanceof ApiError && err.kind === 'aborted') {
-        this.dispatch(record.id, { type: 'stop', at, note: String(abort.signal.reason ?? STOPPED_BY_YOU) });
+        const reason = String(abort.signal.reason ?? STOPPED_BY_YOU);
+        // Closing a wait ends only this browser's side: an instance may finish the run anyway.
+        this.dispatch(record.id, { type: 'stop', at, note: reason === STOPPED_BY_YOU ? WAIT_STOPPED_BY_YOU : reason });
       } else {
         this.dispatch(record.id, { type: 'refuse', at, error: err instanceof ApiError ? err : new ApiError('network', 0, 'Error', String(err), undefined, undefined) });
       }

@@ -101,7 +101,13 @@ export function RunsPage() {
           <>
             <div className="agent-head">
               <h2>
-                {agentName ?? agentId} <code className="muted">{agentId}</code>
+                {agentName ? (
+                  <>
+                    {agentName} <code className="muted">{agentId}</code>
+                  </>
+                ) : (
+                  <code>{agentId}</code>
+                )}
               </h2>
               {agent.data?.description && <p>{agent.data.description}</p>}
               {agent.data && <p className="hint">Takes: {capabilitiesOf(agent.data)}</p>}

@@ -1,0 +1,102 @@
+import { expect, test } from './fixtures';
+import { AGENT_TOKENS } from './pages/runs';
+
+const PAGES = ['/connection', '/schemas', '/schemas/sales', '/runs', '/runs/hr-policy-form', '/runs/echo-assistant', '/runs/no-such-agent'];
+
+/** How far the document is wider than the window: 0 when nothing scrolls sideways. */
+const sidewaysOverflow = '(document.documentElement.scrollWidth - window.innerWidth)';
+
+test.describe('on a phone (390×844)', () => {
+  test.use({ viewport: { width: 390, height: 844 } });
+
+  test('no page scrolls sideways, and the connection panel is a summary that opens', async ({ page, connection, runs }) => {
+    await page.goto('/connection');
+    await expect(connection.panel.locator('summary')).toContainText('Reference service');
+    await expect(connection.token).toBeHidden();
+    await connection.setToken(AGENT_TOKENS.global);
+    await expect(connection.panel.locator('summary')).toContainText('token sandbo…');
+    await connection.panel.locator('summary').click();
+    for (const path of PAGES) {
+      await page.goto(path);
+      await expect(page.getByRole('main')).not.toBeEmpty();
+      await page.waitForLoadState('networkidle');
+      expect(await page.evaluate<number>(sidewaysOverflow), `${path} scrolls sideways`).toBeLessThanOrEqual(0);
+    }
+    // After a streamed run too, with its timeline and transcript on the page.
+    await page.goto('/connection');
+    await connection.setToken(AGENT_TOKENS.agents);
+    await page.goto('/runs/echo-assistant');
+    await runs.writeMessage('A phone-sized answer');
+    await runs.run.click();
+    await expect(runs.status).toHaveText('Done');
+    await expect(runs.status).toBeInViewport();
+    expect(await page.evaluate<number>(sidewaysOverflow)).toBeLessThanOrEqual(0);
+  });
+});
+
+test.describe('on a laptop (1440×900)', () => {
+  test.use({ viewport: { width: 1440, height: 900 } });
+
+  test('request and response sit side by side, each scrolling on its own; a started run is in view with Stop beside it', async ({ page, connection, runs }) => {
+    await page.goto('/runs/hr-policy-form');
+    await connection.setToken(AGENT_TOKENS.agents);
+    const request = page.locator('.request-side');
+    const response = page.locator('.response-side');
+    const [r, s] = [await request.boundingBox(), await response.boundingBox()];
+    expect(r!.x + r!.width).toBeLessThanOrEqual(s!.x + 1);
+    expect(Math.abs(r!.y - s!.y)).toBeLessThan(2);
+    // The page itself does not scroll; the request side does.
+    expect(await page.evaluate<number>('document.documentElement.scrollHeight - window.innerHeight')).toBeLessThanOrEqual(0);
+    await runs.field('Topic').fill('parental leave');
+    await runs.field('Region').selectOption('emea');
+    await request.evaluate((el) => el.scrollTo(0, el.scrollHeight));
+    expect(await request.evaluate((el) => el.scrollTop)).toBeGreaterThan(0);
+    await expect(runs.run).toBeInViewport();
+    await expect(runs.stop).toBeInViewport();
+
+    await runs.run.click();
+    await expect(runs.status).toBeFocused();
+    await expect(runs.status).toHaveText('Done');
+    await expect(runs.transcript).toBeInViewport();
+  });
+});
+
+test('a deep link opens the agent; an unknown id says so once; the picker and history navigate', async ({ page, connection, runs, shell }) => {
+  await page.goto('/runs/no-such-agent');
+  await connection.setToken(AGENT_TOKENS.agents);
+  await expect(runs.main.getByRole('alert')).toHaveCount(1);
+  await expect(runs.main.getByRole('alert')).toContainText('No agent “no-such-agent” on this instance');
+  await expect(runs.inputForm).toBeHidden();
+
+  await runs.chooseAgent('Echo Assistant');
+  await expect(page).toHaveURL(/\/runs\/echo-assistant$/);
+  await runs.writeMessage('Deep links');
+  await runs.run.click();
+  await expect(runs.status).toHaveText('Done');
+
+  await runs.chooseAgent('HR Policy Agent');
+  await expect(page).toHaveURL(/\/runs\/hr-policy-form$/);
+  await runs.history.getByRole('link', { name: 'Echo Assistant' }).click();
+  await expect(page).toHaveURL(/\/runs\/echo-assistant$/);
+  await expect(runs.message()).toHaveValue('Deep links');
+
+  await page.reload();
+  await expect(runs.agentHeading).toContainText('Echo Assistant');
+  await shell.expectNoAxeViolations();
+});
+
+test('keyboard: Ctrl+Enter runs from the request side, focus goes to the status, Escape stops; the navigation marks the live run', async ({ page, connection, runs, shell }) => {
+  await page.goto('/runs/slow-storyteller');
+  await connection.setToken(AGENT_TOKENS.agents);
+  await runs.writeMessage('A long story');
+  const before = await runs.serviceSeq();
+  await runs.message().press('Control+Enter');
+  await expect(runs.status).toHaveText('Streaming…');
+  await expect(runs.status).toBeFocused();
+  await expect(shell.nav().getByRole('link', { name: /^Agent runs.*a run is live/ })).toBeVisible();
+
+  await page.keyboard.press('Escape');
+  await expect(runs.status).toHaveText('Stopped');
+  await expect(shell.nav().getByRole('link', { name: 'Agent runs', exact: true })).toBeVisible();
+  await expect.poll(async () => (await runs.serviceRunsAfter(before)).map((r) => r.outcome)).toEqual(['client-closed']);
+});
