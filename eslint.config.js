@@ -19,11 +19,15 @@ const elements = [
   { type: 'components', pattern: 'src/components' },
   ...FEATURES.map((f) => ({ type: `feature-${f}`, pattern: `src/features/${f}` })),
   { type: 'app', pattern: 'src/app' },
+  { type: 'test-support', pattern: 'src/test-support' },
 ];
 const allowTo = (...types) => ({ to: { element: { types: { anyOf: types } } } });
 const policies = [
   // Packages and Node's modules are not the project's layers.
   { allow: { to: [{ module: { origin: 'external' } }, { module: { origin: 'core' } }] } },
+  // Tests of any layer may use the test support, which imports no layer.
+  { allow: allowTo('test-support') },
+  { from: { element: { type: 'test-support' } }, disallow: { to: { element: { types: { anyOf: elements.map((e) => e.type) } } } } },
   { from: { element: { type: 'contract' } }, allow: allowTo('contract') },
   { from: { element: { type: 'service' } }, allow: allowTo('service', 'contract') },
   { from: { element: { type: 'lib' } }, allow: allowTo('lib', 'contract') },
@@ -84,7 +88,7 @@ export default tseslint.config(
   },
   {
     // Component tests ask the reference service directly what it saw.
-    files: ['src/**/*.test.{ts,tsx}', 'src/app/test-console.tsx'],
+    files: ['src/**/*.test.{ts,tsx}', 'src/test-support/**'],
     rules: { 'no-restricted-globals': 'off' },
   },
   {

@@ -1,26 +1,13 @@
 /**
- * Test support for component tests: the whole console (providers, layout, routes) in a
- * memory router, against the reference service the browser test project serves on the
- * page's own origin. Not part of the app's bundle: only tests import it.
+ * Test support: the whole console (providers, layout, routes) in a memory router. Only
+ * tests import it.
  */
 import { render } from '@testing-library/react';
 import { Profiler, StrictMode } from 'react';
 import { MemoryRouter } from 'react-router';
 import { AppProviders, Layout } from './app';
 
-/** Public demo tokens of the reference service (README, "Sandbox tokens"). */
-export const DEMO = {
-  global: 'sandbox-global-3f9c2a7d41e8b605',
-  agents: 'sandbox-agents-1d6f3b9e0a7c2548',
-} as const;
-
-/** A fresh browser profile: nothing remembered, this token on the bundled service. */
-export function freshBrowser(token: string, profiles?: unknown): void {
-  localStorage.clear();
-  sessionStorage.clear();
-  if (profiles) localStorage.setItem('mac.profiles', JSON.stringify(profiles));
-  sessionStorage.setItem('mac.token.reference', JSON.stringify(token));
-}
+export { DEMO, freshBrowser, serviceRuns } from '../test-support/reference-service';
 
 /** Renders the console at `path`; `onRender` is told of every commit of the page area. */
 export function renderConsole(path: string, onRender?: () => void) {
@@ -35,15 +22,4 @@ export function renderConsole(path: string, onRender?: () => void) {
       </AppProviders>
     </StrictMode>,
   );
-}
-
-export interface ServiceRun {
-  agentId: string;
-  endedAt?: string;
-}
-
-/** The runs the reference service has seen (its sandbox log), oldest first. */
-export async function serviceRuns(): Promise<ServiceRun[]> {
-  const res = await fetch('/sandbox/runs');
-  return ((await res.json()) as { runs: ServiceRun[] }).runs;
 }

@@ -65,7 +65,9 @@ export function AgentPicker({ connection, flavour, selectedId, onSelect }: {
       // The request side's Ctrl/Cmd+Enter runs; a plain Enter here picks.
       if (e.ctrlKey || e.metaKey) return;
       e.preventDefault();
-      const pick = options[active] ?? (typed ? options.find((o) => o.kind === 'agent' && o.agent.name.toLowerCase() === typed.toLowerCase()) ?? options.find((o) => o.kind === 'id') : undefined);
+      // Enter on typed text opens the agent it names exactly (by name or id), else the text as an id.
+      const exact = (o: Option) => o.kind === 'agent' && (o.agent.agent_id === typed || o.agent.name.toLowerCase() === typed.toLowerCase());
+      const pick = options[active] ?? (typed ? (options.find(exact) ?? options.find((o) => o.kind === 'id') ?? (LOOKS_LIKE_ID.test(typed) ? { kind: 'id', id: typed } : undefined)) : undefined);
       if (pick) choose(pick);
     } else if (e.key === 'Escape') {
       if (open || text) {

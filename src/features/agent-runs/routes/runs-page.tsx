@@ -87,6 +87,12 @@ export function RunsPage() {
     <div className="runs-workspace" onKeyDown={onPageKeyDown}>
       <section className="request-side" aria-labelledby="runs-heading" onKeyDown={onRequestKeyDown}>
         <h1 id="runs-heading">Agent runs</h1>
+        {connection.problem && (
+          <div className="error-panel" role="alert">
+            <h3>Connection not set up</h3>
+            <p>{connection.problem}</p>
+          </div>
+        )}
         <AgentPicker connection={connection} flavour={settings.flavour} selectedId={agentId} onSelect={(id) => navigate(`/runs/${encodeURIComponent(id)}`)} />
         {!agentId && <p className="muted">Choose an agent above to build its run.</p>}
         {agentId && unknownAgent && (

@@ -1,0 +1,70 @@
+import { cleanup, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, expect, it } from 'vitest';
+import { DEMO, freshBrowser, renderConsole } from './test-console';
+import { clearHistory } from '../features/agent-runs/model/history';
+
+afterEach(async () => {
+  cleanup();
+  await clearHistory();
+});
+
+function picker() {
+  return screen.getByRole('combobox', { name: 'Agent' });
+}
+
+it('searches agents by name as you type and opens the one you click', async () => {
+  freshBrowser(DEMO.agents);
+  const user = userEvent.setup();
+  renderConsole('/runs');
+  await user.type(await screen.findByRole('combobox', { name: 'Agent' }), 'story');
+  const list = await screen.findByRole('listbox', { name: 'Agents' });
+  await waitFor(() => expect(within(list).getAllByRole('option').map((o) => o.textContent)).toEqual([expect.stringMatching(/^Slow Storyteller/), 'Open agent id story']));
+  await user.click(within(list).getByRole('option', { name: /Slow Storyteller/ }));
+  expect(await screen.findByRole('heading', { name: /Slow Storyteller/ })).toBeTruthy();
+  expect(picker().getAttribute('aria-expanded')).toBe('false');
+  expect((picker() as HTMLInputElement).value).toBe('');
+});
+
+it('moves through the matches with the arrow keys and opens one with Enter', async () => {
+  freshBrowser(DEMO.agents);
+  const user = userEvent.setup();
+  renderConsole('/runs');
+  await user.type(await screen.findByRole('combobox', { name: 'Agent' }), 'e');
+  const list = await screen.findByRole('listbox', { name: 'Agents' });
+  await waitFor(() => expect(within(list).getAllByRole('option').length).toBeGreaterThan(2));
+  const options = within(list).getAllByRole('option');
+  await user.keyboard('{ArrowDown}{ArrowDown}');
+  expect(options[1]!.getAttribute('aria-selected')).toBe('true');
+  expect(picker().getAttribute('aria-activedescendant')).toBe(options[1]!.id);
+  const name = options[1]!.querySelector('.option-name')!.textContent!;
+  await user.keyboard('{Enter}');
+  expect(await screen.findByRole('heading', { name: new RegExp(name) })).toBeTruthy();
+});
+
+it('opens a typed agent id that matches no name, and Escape closes the list without stopping anything', async () => {
+  freshBrowser(DEMO.agents);
+  const user = userEvent.setup();
+  renderConsole('/runs');
+  await user.type(await screen.findByRole('combobox', { name: 'Agent' }), 'firehose');
+  await screen.findByRole('option', { name: /^Firehose/ });
+  await user.keyboard('{Escape}');
+  expect(picker().getAttribute('aria-expanded')).toBe('false');
+  expect((picker() as HTMLInputElement).value).toBe('firehose');
+  await user.keyboard('{Escape}');
+  expect((picker() as HTMLInputElement).value).toBe('');
+
+  await user.type(picker(), 'calendar-helper{Enter}');
+  expect(await screen.findByRole('heading', { name: /Calendar Helper/ })).toBeTruthy();
+});
+
+it('says why the search failed when the token may not list agents', async () => {
+  freshBrowser(DEMO.global);
+  const user = userEvent.setup();
+  renderConsole('/runs');
+  await user.type(await screen.findByRole('combobox', { name: 'Agent' }), 'echo');
+  const list = await screen.findByRole('listbox', { name: 'Agents' });
+  expect(await within(list).findByText(/Search failed: 403/)).toBeTruthy();
+  // The typed id can still be opened.
+  expect(within(list).getByRole('option', { name: 'Open agent id echo' })).toBeTruthy();
+});

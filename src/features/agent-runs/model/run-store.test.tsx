@@ -1,0 +1,105 @@
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { act, cleanup, render, screen, waitFor } from '@testing-library/react';
+import { useState } from 'react';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { DEMO, serviceRuns } from '../../../test-support/reference-service';
+import { clearHistory, historyQueryOptions } from './history';
+import { runRequest } from './run-request';
+import { RunStore, type RunConnection } from './run-store';
+import { RunStoreProvider, useLiveRun, useRuns } from './run-store-context';
+
+const CONNECTION: RunConnection = {
+  baseUrl: '',
+  token: DEMO.agents,
+  problem: undefined,
+  profileId: 'reference',
+  profileLabel: 'Reference service',
+  mode: 'same-origin',
+  target: '',
+  fingerprint: 'test-fingerprint',
+};
+
+const story = runRequest('platform', 'stream', { id: 'slow-storyteller', name: 'Slow Storyteller' }, { messages: [{ role: 'USER', content: [{ type: 'text', text: 'Go' }] }] });
+
+/** What a page shows of the store: the newest run, its status and how many events it has. */
+function RunView() {
+  const { runs } = useRuns();
+  const live = useLiveRun();
+  const run = runs[0];
+  return (
+    <p>
+      {run ? `${run.id} ${run.request.agentName} ${run.state.status} ${run.log?.events.length ?? 0}` : 'no run'}
+      {live ? ' live' : ''}
+    </p>
+  );
+}
+
+function Page({ store }: { store: RunStore }) {
+  const [shown, setShown] = useState(true);
+  return (
+    <QueryClientProvider client={queryClient}>
+      <RunStoreProvider store={store}>
+        <button onClick={() => setShown((s) => !s)}>toggle</button>
+        {shown && <RunView />}
+      </RunStoreProvider>
+    </QueryClientProvider>
+  );
+}
+
+let queryClient = new QueryClient();
+beforeEach(async () => {
+  queryClient = new QueryClient();
+  await clearHistory();
+});
+afterEach(() => cleanup());
+
+it('a run outlives the page that started it: unmounted and shown again, it is the same run, still streaming, sent once', async () => {
+  const store = new RunStore();
+  const before = (await serviceRuns()).length;
+  render(<Page store={store} />);
+  let id = '';
+  act(() => {
+    id = store.start(CONNECTION, story)!.id;
+  });
+  await screen.findByText(new RegExp(`^${id} Slow Storyteller streaming`));
+  act(() => screen.getByRole('button', { name: 'toggle' }).click());
+  expect(screen.queryByText(/streaming/)).toBeNull();
+  const eventsWhenHidden = store.get(id)!.log!.events.length;
+  await new Promise((r) => setTimeout(r, 1200));
+  act(() => screen.getByRole('button', { name: 'toggle' }).click());
+  const shown = screen.getByText(new RegExp(`^${id} Slow Storyteller streaming \\d+ live$`));
+  // The stream went on while nothing showed it.
+  expect(Number(/streaming (\d+)/.exec(shown.textContent!)![1])).toBeGreaterThan(eventsWhenHidden);
+  expect(store.getSnapshot().runs).toHaveLength(1);
+  const mine = (await serviceRuns()).slice(before);
+  expect(mine.map((r) => [r.agentId, r.endedAt])).toEqual([['slow-storyteller', undefined]]);
+  act(() => store.stop(id));
+  await screen.findByText(new RegExp(`^${id} Slow Storyteller stopped`));
+});
+
+it('starts one run at a time: a second start sends nothing while the first is in flight', async () => {
+  const store = new RunStore();
+  const before = (await serviceRuns()).length;
+  const first = store.start(CONNECTION, story)!;
+  expect(store.start(CONNECTION, story)).toBeUndefined();
+  expect(store.getSnapshot().active?.id).toBe(first.id);
+  await waitFor(() => expect(store.get(first.id)!.state.status).toBe('streaming'));
+  expect((await serviceRuns()).slice(before)).toHaveLength(1);
+  store.stop(first.id);
+  await waitFor(() => expect(store.getSnapshot().active).toBeUndefined());
+  expect(store.get(first.id)!.state.transitions.map((t) => t.status)).toEqual(['sending', 'streaming', 'stopped']);
+});
+
+it('history records what the request said, whatever the page shows, and a wait run ends done with its answer', async () => {
+  const saved: string[] = [];
+  const store = new RunStore({ onSaved: (r) => saved.push(r.id) });
+  const request = runRequest('legacy', 'wait', { id: 'hr-policy-form', name: 'HR Policy Agent' }, { input: { topic: 'leave', audience: '', region: 'emea', tone: '', maxPoints: '', includeLinks: false } });
+  const run = store.start(CONNECTION, request)!;
+  await waitFor(() => expect(saved).toEqual([run.id]));
+  const record = store.get(run.id)!;
+  expect(record.state.status).toBe('done');
+  expect(record.answer?.status).toBe(200);
+  const [entry] = await queryClient.fetchQuery(historyQueryOptions);
+  expect(entry).toMatchObject({ id: run.id, status: 'done', request: { agentId: 'hr-policy-form', agentName: 'HR Policy Agent', flavour: 'legacy', mode: 'wait', body: request.body } });
+  expect(JSON.stringify(entry)).not.toContain(DEMO.agents);
+});

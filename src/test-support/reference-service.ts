@@ -1,0 +1,30 @@
+/**
+ * Test support for component and hook tests, which run in Chromium against the reference
+ * service the browser test project serves on the page's own origin (vitest.config.ts).
+ * Only tests import this.
+ */
+
+/** Public demo tokens of the reference service (README, "Sandbox tokens"). */
+export const DEMO = {
+  global: 'sandbox-global-3f9c2a7d41e8b605',
+  agents: 'sandbox-agents-1d6f3b9e0a7c2548',
+} as const;
+
+/** A fresh browser profile: nothing remembered, this token on the bundled service. */
+export function freshBrowser(token: string, profiles?: unknown): void {
+  localStorage.clear();
+  sessionStorage.clear();
+  if (profiles) localStorage.setItem('mac.profiles', JSON.stringify(profiles));
+  sessionStorage.setItem('mac.token.reference', JSON.stringify(token));
+}
+
+export interface ServiceRun {
+  agentId: string;
+  endedAt?: string;
+}
+
+/** The runs the reference service has seen (its sandbox log), oldest first. */
+export async function serviceRuns(): Promise<ServiceRun[]> {
+  const res = await fetch('/sandbox/runs');
+  return ((await res.json()) as { runs: ServiceRun[] }).runs;
+}
