@@ -1,5 +1,5 @@
-import { TableScroll } from './table-scroll';
 import type { ResponseMeta } from '../lib/api-client';
+import { TableScroll } from './table-scroll';
 
 /** Status, duration, request id and headers of one answer. */
 export function ResponseMetaView({ meta }: { meta: ResponseMeta }) {

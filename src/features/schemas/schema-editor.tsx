@@ -1,6 +1,6 @@
-import { TableScroll } from '../../components/table-scroll';
 import { useState } from 'react';
-import { useFieldArray, useForm, type Resolver } from 'react-hook-form';
+import { set, useFieldArray, useForm, type FieldErrors, type Resolver } from 'react-hook-form';
+import { TableScroll } from '../../components/table-scroll';
 import { MAX_KEYS_PER_GROUP, PROPERTY_TYPE_MEANING, PROPERTY_TYPES, type MetadataSchema } from '../../contract/metadata';
 import { NAME_RULE } from '../../contract/names';
 import { ApiError } from '../../lib/api-client';
@@ -9,18 +9,12 @@ import { useSaveSchema } from './api/schema';
 import { diffSchemas, isEmptyDiff, toRows, toSchema, validateKeys, type EditorValues } from './schema-rules';
 
 const resolver: Resolver<EditorValues> = (values) => {
-  const flat = validateKeys(values.keys);
-  const errors: Record<string, unknown> = {};
-  for (const [path, message] of Object.entries(flat)) {
-    if (path === 'keys') {
-      errors.keys = { root: { type: 'validate', message } };
-      continue;
-    }
-    const [, i, field] = path.split('.');
-    const list = (errors.keys ??= []) as Record<string, unknown>[] & { root?: unknown };
-    list[Number(i)] = { ...(list[Number(i)] ?? {}), [field!]: { type: 'validate', message } };
+  const errors: FieldErrors<EditorValues> = {};
+  for (const [path, message] of Object.entries(validateKeys(values.keys))) {
+    // react-hook-form's own path writer: `keys.2.name` becomes errors.keys[2].name.
+    set(errors, path === 'keys' ? 'keys.root' : path, { type: 'validate', message });
   }
-  return Object.keys(errors).length ? { values: {}, errors: errors as never } : { values, errors: {} };
+  return Object.keys(errors).length ? { values: {}, errors } : { values, errors: {} };
 };
 
 function explain(error: unknown): string {

@@ -1,9 +1,9 @@
-import { TableScroll } from '../../components/table-scroll';
 import { useState } from 'react';
 import { PROPERTY_TYPE_MEANING, type MetadataSchema } from '../../contract/metadata';
 import type { ApiResponse } from '../../lib/api-client';
 import { ResponseMetaView } from '../../components/response-meta';
 import { Tabs } from '../../components/tabs';
+import { TableScroll } from '../../components/table-scroll';
 
 /** A group's keys, the raw answer and the response details. */
 export function SchemaView({ response, group }: { response: ApiResponse<MetadataSchema>; group: string }) {
