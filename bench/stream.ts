@@ -336,7 +336,7 @@ async function runConsole(browser: Browser, origin: string, trace: boolean): Pro
     await panel.getByLabel('Bearer token').fill(AGENTS_TOKEN);
     await page.getByRole('link', { name: 'Agent runs' }).click();
     await page.getByRole('combobox', { name: 'Agent' }).fill('Firehose');
-    await page.getByRole('listbox', { name: 'Agents' }).getByRole('option', { name: /Firehose/ }).click();
+    await page.getByRole('listbox', { name: 'Agents' }).getByRole('option', { name: /^Firehose/ }).click();
     const events = page.getByRole('spinbutton', { name: 'Events', exact: true });
     await events.fill(String(EVENTS));
     await page.evaluate(`window.__bench.target = ${EVENTS}`);
