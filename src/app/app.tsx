@@ -11,6 +11,7 @@ import { createQueryClient } from './query-client';
 // the connection page, where a new user starts, are in the initial bundle.
 const SchemasPage = lazy(() => import('../features/schemas/schemas-page').then((m) => ({ default: m.SchemasPage })));
 const RunsPage = lazy(() => import('../features/agent-runs/routes/runs-page').then((m) => ({ default: m.RunsPage })));
+const DurableRunPage = lazy(() => import('../features/agent-runs/routes/durable-run-page').then((m) => ({ default: m.DurableRunPage })));
 
 function RunsLink() {
   const live = useLiveRun();
@@ -52,6 +53,7 @@ export function Layout() {
               <Route path="schemas/:group" element={<SchemasPage />} />
               <Route path="runs" element={<RunsPage />} />
               <Route path="runs/:agentId" element={<RunsPage />} />
+              <Route path="runs/:agentId/:runId" element={<DurableRunPage />} />
               <Route path="*" element={<Navigate to="/connection" replace />} />
             </Routes>
           </Suspense>

@@ -46,7 +46,13 @@ export function HistoryPanel({ onRerun, canRun }: { onRerun(entry: HistoryEntry)
                 <Link to={`/runs/${encodeURIComponent(r.request.agentId)}`}>{r.request.agentName ?? r.request.agentId}</Link> ·{' '}
                 {r.request.flavour === 'legacy' ? 'legacy' : 'current'} {r.request.mode} · <span className={`status status-${r.status}`}>{statusText(r.status)}</span> ·{' '}
                 {r.durationMs} ms
-                {r.eventCount ? ` · ${r.eventCount} events` : ''} · <time dateTime={new Date(r.startedAt).toISOString()}>{new Date(r.startedAt).toLocaleString()}</time>
+                {r.eventCount ? ` · ${r.eventCount} events` : ''}
+                {r.runId && (
+                  <>
+                    {' · run '}
+                    <Link to={`/runs/${encodeURIComponent(r.request.agentId)}/${encodeURIComponent(r.runId)}`}>{r.runId}</Link>
+                  </>
+                )} · <time dateTime={new Date(r.startedAt).toISOString()}>{new Date(r.startedAt).toLocaleString()}</time>
               </span>
               <button type="button" aria-expanded={open === r.id} onClick={() => setOpen(open === r.id ? null : r.id)}>
                 {open === r.id ? 'Hide' : 'View'}

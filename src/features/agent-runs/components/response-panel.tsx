@@ -1,4 +1,5 @@
 import { useEffect, useState, type Ref } from 'react';
+import { Link } from 'react-router';
 import { isActive, type RunFailure, type RunStatus } from '../model/run-machine';
 import type { RunRecord } from '../model/run-store';
 import { Refusal } from './refusal';
@@ -137,6 +138,12 @@ export function ResponsePanel({ run, formId, runLabel, canRun, cannotRunWhy, onS
           {status === 'stopped' && <p className="muted">{run.state.note} Everything received is kept.</p>}
           {run.log && <StreamOutput log={run.log} state={run.state} />}
           {run.answer && <WaitOutput answer={run.answer} />}
+          {run.created && (
+            <p>
+              The service created run <code>{run.created.data.run.run_id}</code> ({run.created.data.run.state}).{' '}
+              <Link to={`/runs/${encodeURIComponent(run.request.agentId)}/${encodeURIComponent(run.created.data.run.run_id)}`}>Follow the run</Link>
+            </p>
+          )}
           <Transitions run={run} />
         </div>
       )}

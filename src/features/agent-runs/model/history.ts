@@ -26,6 +26,8 @@ export interface HistoryEntry {
   startedAt: number;
   /** The run as it was sent: its agent, API, mode and body. */
   request: RunRequest;
+  /** Durable runs: the id the service gave the run, to follow it at /runs/:agentId/:runId. */
+  runId?: string;
   target: HistoryTarget;
   /** A status of the run state machine; entries from older versions may hold others ("success"). */
   status: RunStatus | string;

@@ -2,7 +2,8 @@ import type { Message } from '../../../contract/agents';
 import { legacyRunPath, platformRunsPath, type RunFlavour } from '../../../contract/run-paths';
 
 export type Flavour = RunFlavour;
-export type Mode = 'stream' | 'wait';
+/** Durable exists only on the platform API: the run is persisted and followed by its id. */
+export type Mode = 'stream' | 'wait' | 'durable';
 
 /** What a run sends: input when the agent has a form, messages when it takes them. */
 export interface RunParts {
@@ -38,7 +39,12 @@ export function runRequest(flavour: Flavour, mode: Mode, agent: RunAgent, parts:
     ...(parts.messages !== undefined && { messages: parts.messages }),
   };
   const common = { agentId: agent.id, ...(agent.name !== undefined && { agentName: agent.name }), flavour, mode, ...(timeoutMs !== undefined && mode === 'wait' && { timeoutMs }) };
-  if (flavour === 'legacy') return { ...common, path: legacyRunPath(mode), body: { agent_id: agent.id, ...content } };
+  if (flavour === 'legacy') {
+    // The legacy API has no durable runs; its nearest is a wait.
+    const legacyMode = mode === 'stream' ? 'stream' : 'wait';
+    return { ...common, mode: legacyMode, path: legacyRunPath(legacyMode), body: { agent_id: agent.id, ...content } };
+  }
+  if (mode === 'durable') return { ...common, path: platformRunsPath(agent.id), body: { ...content, execution_mode: 'DURABLE' } };
   return { ...common, path: platformRunsPath(agent.id), body: { ...content, stream: mode === 'stream' } };
 }
 

@@ -17,7 +17,7 @@ function load(): RunSettings {
   const saved = local.get<Partial<RunSettings> | null>(KEY, null) ?? {};
   return {
     flavour: saved.flavour === 'legacy' ? 'legacy' : 'platform',
-    mode: saved.mode === 'wait' ? 'wait' : 'stream',
+    mode: saved.mode === 'wait' || (saved.mode === 'durable' && saved.flavour !== 'legacy') ? saved.mode : 'stream',
     timeoutSec: typeof saved.timeoutSec === 'string' ? saved.timeoutSec : DEFAULTS.timeoutSec,
   };
 }
@@ -27,6 +27,8 @@ export function useRunSettings(): [RunSettings, (patch: Partial<RunSettings>) =>
   const update = (patch: Partial<RunSettings>) =>
     setSettings((s) => {
       const next = { ...s, ...patch };
+      // The legacy API has no durable runs: choosing it moves a durable choice to wait.
+      if (next.flavour === 'legacy' && next.mode === 'durable') next.mode = 'wait';
       local.set(KEY, next);
       return next;
     });

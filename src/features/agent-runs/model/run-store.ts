@@ -6,10 +6,12 @@
  */
 
 import type { RunWaitResponse } from '../../../contract/agents';
+import type { DurableRunAnswer } from '../../../contract/durable-runs';
 import { transcriptOf } from '../../../contract/agents';
 import { ApiError, type ApiResponse } from '../../../lib/api-client';
 import type { ActiveConnection } from '../../../lib/connection';
 import { sendStreamRun } from '../api/run-stream';
+import { createDurableRun } from '../api/durable-run';
 import { sendWaitRun } from '../api/run-wait';
 import { metaOf, saveRun, type HistoryDetails, type HistoryEntry } from './history';
 import { initialRunState, isActive, runReducer, type RunAction, type RunFailure, type RunState } from './run-machine';
@@ -37,6 +39,8 @@ export interface RunRecord {
   readonly log?: StreamLog;
   /** Wait mode: the answer. */
   readonly answer?: ApiResponse<RunWaitResponse>;
+  /** Durable mode: the 201 that created the run; it goes on at the service, followed by its id. */
+  readonly created?: ApiResponse<DurableRunAnswer>;
 }
 
 export interface RunStoreSnapshot {
@@ -74,6 +78,7 @@ export class RunStore {
   private snapshot: RunStoreSnapshot = { runs: [] };
   private readonly listeners = new Set<() => void>();
   private readonly controllers = new Map<string, AbortController>();
+  private readonly settled = new Map<string, (record: RunRecord) => void>();
 
   constructor(private readonly options: RunStoreOptions = {}) {}
 
@@ -92,7 +97,7 @@ export class RunStore {
    * Sends the run's one POST. Answers undefined, sending nothing, while another run is in
    * flight: a click never queues or repeats a run.
    */
-  start(connection: RunConnection, request: RunRequest): RunRecord | undefined {
+  start(connection: RunConnection, request: RunRequest, options: { onSettled?(record: RunRecord): void } = {}): RunRecord | undefined {
     if (this.snapshot.active) return undefined;
     const startedAt = Date.now();
     const record: RunRecord = {
@@ -114,7 +119,9 @@ export class RunStore {
     this.controllers.set(record.id, abort);
     const keep = this.options.keep ?? 10;
     this.publish([record, ...this.snapshot.runs].slice(0, keep));
+    if (options.onSettled) this.settled.set(record.id, options.onSettled);
     if (request.mode === 'stream') void this.stream(record, connection, abort);
+    else if (request.mode === 'durable') void this.durable(record, connection, abort);
     else void this.wait(record, connection, abort);
     return record;
   }
@@ -129,7 +136,7 @@ export class RunStore {
     for (const l of this.listeners) l();
   }
 
-  private dispatch(id: string, action: RunAction, patch: Partial<Pick<RunRecord, 'answer'>> = {}): void {
+  private dispatch(id: string, action: RunAction, patch: Partial<Pick<RunRecord, 'answer' | 'created'>> = {}): void {
     const current = this.get(id);
     if (!current) return;
     const state = runReducer(current.state, action);
@@ -139,6 +146,9 @@ export class RunStore {
     if (!isActive(state.status)) {
       this.controllers.delete(id);
       void this.remember(next);
+      const settled = this.settled.get(id);
+      this.settled.delete(id);
+      settled?.(next);
     }
   }
 
@@ -194,10 +204,25 @@ export class RunStore {
     }
   }
 
+  /** Durable mode: one POST that answers 201 at once; the run goes on at the service. */
+  private async durable(record: RunRecord, connection: RunConnection, abort: AbortController): Promise<void> {
+    const created = createDurableRun(connection, record.request, abort.signal);
+    this.dispatch(record.id, { type: 'wait', at: Date.now() });
+    try {
+      const response = await created;
+      this.dispatch(record.id, { type: 'answer', at: Date.now(), meta: metaOf(response)! }, { created: response });
+    } catch (err) {
+      const at = Date.now();
+      if (err instanceof ApiError && err.kind === 'aborted') this.dispatch(record.id, { type: 'stop', at, note: String(abort.signal.reason ?? STOPPED_BY_YOU) });
+      else this.dispatch(record.id, { type: 'refuse', at, error: err instanceof ApiError ? err : new ApiError('network', 0, 'Error', String(err), undefined, undefined) });
+    }
+  }
+
   private async remember(record: RunRecord): Promise<void> {
-    const { state, log, answer } = record;
+    const { state, log, answer, created } = record;
     const entry: HistoryEntry = {
       id: record.id,
+      ...(created?.data.run.run_id && { runId: created.data.run.run_id }),
       startedAt: record.startedAt,
       request: record.request,
       target: { profileLabel: record.target.profileLabel, mode: record.target.mode, baseUrl: record.target.baseUrl },
@@ -206,13 +231,13 @@ export class RunStore {
       durationMs: (state.transitions.at(-1)?.at ?? record.startedAt) - record.startedAt,
       firstEventMs: log?.firstEventMs,
       eventCount: log?.events.length ?? 0,
-      bytes: log?.bytes ?? answer?.rawBody.length ?? 0,
+      bytes: log?.bytes ?? (answer ?? created)?.rawBody.length ?? 0,
       transcript: log ? log.transcriptText : transcriptOf(answer?.data?.messages ?? []),
       failure: state.failure,
       problem: state.refusal?.message ?? state.note,
       meta: metaOf(state.meta),
     };
-    const details: HistoryDetails = log ? { events: log.events } : { result: answer?.data ?? state.refusal?.body };
+    const details: HistoryDetails = log ? { events: log.events } : { result: (answer ?? created)?.data ?? state.refusal?.body };
     await (this.options.save ?? saveRun)(entry, details).catch(() => undefined);
     this.options.onSaved?.(record);
   }

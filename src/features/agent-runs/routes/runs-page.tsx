@@ -21,6 +21,8 @@ function errorText(error: unknown): string {
   return error instanceof ApiError ? `${error.status ? `${error.status} ` : ''}${error.title}: ${error.detail}` : String(error);
 }
 
+const RUN_LABEL = { stream: 'Run and stream', wait: 'Run and wait', durable: 'Start durable run' } as const;
+
 /** Fields typed by hand belong to the agent they were typed for. */
 interface ManualState {
   agentId: string;
@@ -58,7 +60,14 @@ export function RunsPage() {
   const build = (parts: RunParts): RunRequest => runRequest(settings.flavour, settings.mode, { id: agentId, name: agentName }, parts, timeoutMsOf(settings));
 
   const start = (request: RunRequest) => {
-    if (!store.start(connection, request)) return;
+    const started = store.start(connection, request, {
+      // A durable run is followed on its own page, by reading it; the POST is never sent again.
+      onSettled: (record) => {
+        const runId = record.created?.data.run.run_id;
+        if (runId) navigate(`/runs/${encodeURIComponent(record.request.agentId)}/${encodeURIComponent(runId)}`);
+      },
+    });
+    if (!started) return;
     // The status is where the run's progress is told; on a phone it brings the answer into view.
     requestAnimationFrame(() => statusRef.current?.focus());
   };
@@ -153,12 +162,13 @@ export function RunsPage() {
         <ResponsePanel
           run={latest}
           formId={formId}
-          runLabel={settings.mode === 'stream' ? 'Run and stream' : 'Run and wait'}
+          runLabel={RUN_LABEL[settings.mode]}
           canRun={cannotRunWhy === undefined}
           cannotRunWhy={cannotRunWhy}
           onStop={() => active && store.stop(active.id)}
           statusRef={statusRef}
         />
+        <OpenRunById />
         <HistoryPanel
           canRun={!active}
           onRerun={(entry) => {
@@ -172,7 +182,7 @@ export function RunsPage() {
 }
 
 function RunOptions({ settings, onChange }: { settings: RunSettings; onChange(patch: Partial<RunSettings>): void }) {
-  const ids = { flavour: useId(), mode: useId(), timeout: useId() };
+  const ids = { flavour: useId(), mode: useId(), timeout: useId(), durable: useId() };
   return (
     <div className="run-options">
       <fieldset className="radios">
@@ -194,6 +204,15 @@ function RunOptions({ settings, onChange }: { settings: RunSettings; onChange(pa
         <label>
           <input type="radio" name={ids.mode} checked={settings.mode === 'wait'} onChange={() => onChange({ mode: 'wait' })} /> Wait (one answer)
         </label>
+        <label>
+          <input type="radio" name={ids.mode} checked={settings.mode === 'durable'} disabled={settings.flavour === 'legacy'} aria-describedby={ids.durable} onChange={() => onChange({ mode: 'durable' })} />{' '}
+          Durable (kept by the service, followed by its id)
+        </label>
+        <p id={ids.durable} className="hint">
+          {settings.flavour === 'legacy'
+            ? 'Durable runs exist only on the current API.'
+            : 'The service answers at once with a run id; the run goes on without this page, and may pause to ask you to approve a tool.'}
+        </p>
       </fieldset>
       {settings.mode === 'wait' && (
         <div className="field">
@@ -202,5 +221,32 @@ function RunOptions({ settings, onChange }: { settings: RunSettings; onChange(pa
         </div>
       )}
     </div>
+  );
+}
+
+/** Any durable run the token may see, by its agent and run ids: reading it sends nothing else. */
+function OpenRunById() {
+  const navigate = useNavigate();
+  const { agentId: current = '' } = useParams();
+  const ids = { agent: useId(), run: useId() };
+  const [agent, setAgent] = useState(current);
+  const [run, setRun] = useState('');
+  return (
+    <details className="open-run">
+      <summary>Open a durable run by id</summary>
+      <form
+        className="input-row"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (agent.trim() && run.trim()) navigate(`/runs/${encodeURIComponent(agent.trim())}/${encodeURIComponent(run.trim())}`);
+        }}
+      >
+        <label htmlFor={ids.agent}>Agent id</label>
+        <input id={ids.agent} value={agent} onChange={(e) => setAgent(e.target.value)} required />
+        <label htmlFor={ids.run}>Run id</label>
+        <input id={ids.run} value={run} onChange={(e) => setRun(e.target.value)} required />
+        <button type="submit">Open run</button>
+      </form>
+    </details>
   );
 }
