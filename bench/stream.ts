@@ -115,10 +115,10 @@ const INIT_SCRIPT = `(() => {
       b.watching = true;
       const mo = new MutationObserver(b.check);
       const opts = { childList: true, subtree: true, characterData: true };
-      mo.observe(count, opts);
+      mo.observe(count, { ...opts, attributes: true });
       mo.observe(status, opts);
     }
-    if (count.textContent === String(b.target) && status.textContent === 'Done') b.doneAt = performance.now();
+    if (count.dataset.count === String(b.target) && status.textContent === 'Done') b.doneAt = performance.now();
   };
   document.addEventListener('click', (ev) => {
     const button = ev.target instanceof Element ? ev.target.closest('button') : null;
@@ -357,7 +357,7 @@ async function runConsole(browser: Browser, origin: string, trace: boolean): Pro
         polling: 250,
       });
     } catch {
-      const shown = await page.getByTestId('event-count').textContent().catch(() => null);
+      const shown = await page.getByTestId('event-count').getAttribute('data-count').catch(() => null);
       throw new Broken(`Timed out after ${RUN_TIMEOUT_MS / 1000} s: the console shows ${shown ?? 'no'} events, status ${await status.textContent().catch(() => '?')}.`);
     }
     const finalStatus = await status.textContent();

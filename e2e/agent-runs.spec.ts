@@ -22,6 +22,7 @@ test('streams a messages agent: the transcript echoes the message, the timeline 
   const post = runs.nextRunPost();
   await runs.run.click();
   expect((await post).postDataJSON()).toEqual(await runs.previewBody());
+  expect(await (await post).headerValue('accept')).toBe('text/event-stream');
   await expect(runs.status).toHaveText('Done');
   const answer = 'You asked: "Hello from the e2e suite". This is the reference service\'s echo assistant, answering one word per event.';
   await expect(runs.transcript).toHaveText(answer);
@@ -53,9 +54,11 @@ test('sends every field of the form agent, empty optional ones as "" and false, 
   await expect(runs.field('Topic')).toHaveAttribute('aria-invalid', 'true');
   await expect(runs.field('Region')).toHaveAttribute('aria-invalid', 'true');
   await expect(runs.field('Topic')).toBeFocused();
-  await expect(runs.field('Topic')).toHaveAccessibleDescription('Required.');
+  await expect(runs.field('Topic')).toHaveAccessibleDescription('Required. What the policy question is about');
   await expect(runs.field('Region')).toHaveAccessibleDescription('Required.');
   await expect(runs.field('Audience')).toHaveAttribute('aria-invalid', 'false');
+  // "(optional)" is said once, by the label; the field's help stays.
+  await expect(runs.field('Audience')).toHaveAccessibleDescription('Who the answer is for · sent as "" when empty');
   await expect(runs.status).toHaveText('No run yet');
   expect(posts).toHaveLength(0);
   expect(await runs.serviceRunsAfter(before)).toEqual([]);
@@ -114,7 +117,7 @@ test('stops a slow stream, keeping what arrived, and allows no second run while 
   await runs.stop.click();
 
   await expect(runs.status).toHaveText('Stopped');
-  const kept = Number(await runs.eventCount.textContent());
+  const kept = await runs.events();
   expect(kept).toBeGreaterThanOrEqual(3);
   // A word per event: the transcript is the story's first words, as many as events were kept.
   const story = 'Once upon a time, in a data center far away, a request arrived.'.split(' ');
@@ -172,7 +175,10 @@ test('reports a mid-stream failure on both APIs, and the legacy API warns of its
     messages: [{ role: 'USER', content: [{ type: 'text', text: 'The quarterly report, please' }] }],
   });
   await expect(runs.status).toHaveText('Failed');
+  await expect(runs.failure.getByRole('heading')).toHaveText('Run failed: the agent’s last message is an error');
   await expect(runs.failure).toContainText("Error: Spend Limit Exceeded: You've reached the monthly limit set by your admin. (spend_limit_exceeded)");
+  // The error is told once, in the failure, not glued to the answer.
+  await expect(runs.transcript).toHaveText('Starting the quarterly report. Gathering sources now. Almost there');
   expect((await runs.serviceRunsAfter(before)).map((r) => [r.flavour, r.outcome])).toEqual([
     ['platform', 'failed'],
     ['legacy', 'failed'],

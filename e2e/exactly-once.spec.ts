@@ -37,7 +37,7 @@ test('keeps the one stream open when the tab is hidden and shown again mid-strea
   // Events keep arriving while hidden: the request was not aborted.
   await runs.waitForEvents(seen + 2);
   await setTabHidden(page, false);
-  const shown = Number(await runs.eventCount.textContent());
+  const shown = await runs.events();
 
   await page.waitForTimeout(RETRY_WINDOW_MS); // long enough for a would-be re-POST to happen
   await expect(runs.status).toHaveText('Streaming…');
@@ -52,7 +52,7 @@ test('keeps the one stream open when the tab is hidden and shown again mid-strea
   // The events form one unbroken sequence: ids 1, 2, 3… with no restart.
   await runs.stop.click();
   await expect(runs.status).toHaveText('Stopped');
-  const kept = Number(await runs.eventCount.textContent());
+  const kept = await runs.events();
   await expect(runs.timelineRows.last()).toContainText(`${kept}${kept}message`);
   await expect.poll(async () => (await runs.serviceRunsAfter(before)).map((r) => r.outcome)).toEqual(['client-closed']);
 });

@@ -197,12 +197,17 @@ export class RunsPage {
 
   // --- the output
 
+  /** The live event counter's number (it is shown formatted for the reader's locale). */
+  async events(): Promise<number> {
+    return Number(await this.eventCount.getAttribute('data-count'));
+  }
+
   /** Waits until the live counter shows at least `n` events, and returns the count it saw. */
   async waitForEvents(n: number): Promise<number> {
     let seen = 0;
     await expect
       .poll(async () => {
-        seen = Number(await this.eventCount.textContent());
+        seen = await this.events();
         return seen;
       })
       .toBeGreaterThanOrEqual(n);

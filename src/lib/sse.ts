@@ -166,7 +166,9 @@ export async function streamRun(
   if (connection.problem) return { kind: 'refused', error: notConnected(connection.problem) };
   const url = urlOf(connection, path);
   const method = 'POST';
-  const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: SSE_CONTENT_TYPE };
+  // Lower-case on purpose: fetch-event-source adds `accept` itself unless that exact key is set,
+  // and with `Accept` too the request would say "text/event-stream, text/event-stream".
+  const headers: Record<string, string> = { 'Content-Type': 'application/json', accept: SSE_CONTENT_TYPE };
   if (connection.token) headers.Authorization = `Bearer ${connection.token}`;
   const started = performance.now();
   let opened = false;

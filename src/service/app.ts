@@ -90,7 +90,7 @@ export function createApp(store: Store, catalog: AgentCatalog, options: ServiceO
   app.route(PLATFORM_BASE, platformAgentRoutes(store, catalog, runOptions));
   app.route(
     '/sandbox',
-    sandboxRoutes(store, () => ({ agents: catalog.agents.length, groups: store.countGroups() }), runLog),
+    sandboxRoutes(store, () => ({ agents: catalog.agents.length, groups: store.countGroups(), groupNames: store.groupNames() }), runLog),
   );
 
   app.notFound((c) => familyError(c, 404, `No endpoint ${c.req.method} ${new URL(c.req.url).pathname}.`));

@@ -71,6 +71,7 @@ export class Store {
         'SELECT name, schema FROM groups WHERE name_lc = ?',
       ),
       countGroups: this.db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM groups'),
+      groupNames: this.db.prepare<[], { name: string }>('SELECT name FROM groups ORDER BY name_lc'),
       upsertGroup: this.db.prepare(
         `INSERT INTO groups (name_lc, name, schema, updated_at) VALUES (?, ?, ?, ?)
          ON CONFLICT(name_lc) DO UPDATE SET schema = excluded.schema, updated_at = excluded.updated_at`,
@@ -145,6 +146,11 @@ export class Store {
 
   countGroups(): number {
     return this.stmts.countGroups.get()?.n ?? 0;
+  }
+
+  /** Every group with a schema, by name; at most MAX_GROUPS. */
+  groupNames(): string[] {
+    return this.stmts.groupNames.all().map((r) => r.name);
   }
 
   putGroup(name: string, schema: MetadataSchema): void {

@@ -1,13 +1,15 @@
 import { useProfiles } from './connection-provider';
-import { useServiceInfo } from './console-info';
+import { useServiceInfo } from '../../lib/console-info';
 import { newProfileId } from './profiles';
 import { SandboxPanel } from './sandbox-panel';
+import { PageTitle } from '../../components/page-title';
 
 export function ConnectionPage() {
   const { state, active, activate, add, remove } = useProfiles();
   const info = useServiceInfo();
   return (
     <section aria-labelledby="connection-heading">
+      <PageTitle title="Connection" />
       <h1 id="connection-heading">Connection</h1>
       <div role="status" aria-live="polite">
         {info.isPending && <p>Checking for the bundled reference service…</p>}

@@ -80,6 +80,8 @@ export function ConnectionProvider({ children }: { children: ReactNode }) {
       const clean = value?.trim() || undefined;
       tokenStore.set(active.id, clean, active.remember);
       setTokens((t) => ({ ...t, [active.id]: clean }));
+      // What the groups answered was about the old token; a new one starts with none.
+      if (clean !== token) setState((s) => ({ ...s, profiles: s.profiles.map((p) => (p.id === active.id ? { ...p, outcomes: {} } : p)) }));
     },
     setScreenShare: (on) => setState((s) => ({ ...s, screenShare: on })),
   };

@@ -1,7 +1,7 @@
 import { useId, useState } from 'react';
 import { maskToken } from '../../lib/connection';
 import { useProfiles } from './connection-provider';
-import { useUpstreams } from './console-info';
+import { useUpstreams } from '../../lib/console-info';
 import { parseScopes, type Profile } from './profiles';
 import { TokenField } from './token-field';
 

@@ -14,7 +14,7 @@ export function TokenField({ token, screenShare, onChange }: Props) {
   return (
     <div className="field">
       <label htmlFor={id}>Bearer token</label>
-      <div className="input-row">
+      <div className="token-row">
         <input
           id={id}
           type={visible ? 'text' : 'password'}

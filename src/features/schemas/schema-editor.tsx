@@ -1,11 +1,12 @@
 import { useState } from 'react';
-import { set, useFieldArray, useForm, type FieldErrors, type Resolver } from 'react-hook-form';
+import { set, useFieldArray, useForm, useWatch, type Control, type FieldErrors, type Resolver } from 'react-hook-form';
+import { CopyCurl } from '../../components/copy-curl';
 import { TableScroll } from '../../components/table-scroll';
 import { MAX_KEYS_PER_GROUP, PROPERTY_TYPE_MEANING, PROPERTY_TYPES, type MetadataSchema } from '../../contract/metadata';
 import { NAME_RULE } from '../../contract/names';
 import { ApiError } from '../../lib/api-client';
 import type { ActiveConnection } from '../../lib/connection';
-import { useSaveSchema } from './api/schema';
+import { schemaPath, useSaveSchema } from './api/schema';
 import { diffSchemas, isEmptyDiff, toRows, toSchema, validateKeys, type EditorValues } from './schema-rules';
 
 const resolver: Resolver<EditorValues> = (values) => {
@@ -20,7 +21,8 @@ const resolver: Resolver<EditorValues> = (values) => {
 function explain(error: unknown): string {
   if (!(error instanceof ApiError)) return String(error);
   if (error.status === 409) {
-    return `409 Conflict: ${error.detail} The stored schema is unchanged and your edits are kept; change them, or remove the documents’ values for those keys first.`;
+    // The service's detail says what to do; this adds only what the console knows.
+    return `409 Conflict: ${error.detail} The stored schema is unchanged and your edits are kept.`;
   }
   if (error.status === 401) return `401: this token may not change this group. ${error.detail}`;
   return `${error.status ? `${error.status} ` : ''}${error.title}: ${error.detail}`;
@@ -31,7 +33,8 @@ export function SchemaEditor({ connection, group, stored, onDone }: {
   connection: ActiveConnection;
   group: string;
   stored: MetadataSchema | undefined;
-  onDone(): void;
+  /** `saved` is true when the schema was written, false when editing was abandoned. */
+  onDone(saved: boolean): void;
 }) {
   const form = useForm<EditorValues>({
     defaultValues: { keys: stored ? toRows(stored) : [{ name: '', propertyType: 'TEXT', skipIndexing: false }] },
@@ -76,13 +79,14 @@ export function SchemaEditor({ connection, group, stored, onDone }: {
           {save.isError && <p className="error">{explain(save.error)}</p>}
         </div>
         <div className="input-row">
-          <button type="button" disabled={save.isPending} onClick={() => save.mutate(review, { onSuccess: onDone })}>
+          <button type="button" disabled={save.isPending} onClick={() => save.mutate(review, { onSuccess: () => onDone(true) })}>
             {save.isPending ? 'Saving…' : stored ? 'Save schema' : 'Create schema'}
           </button>
           <button type="button" onClick={() => setReview(null)}>
             Back to editing
           </button>
         </div>
+        <CopyCurl request={{ method: 'PUT', url: `${connection.baseUrl}${schemaPath(group)}`, token: connection.token, body: review }} screenShare={connection.screenShare} />
       </section>
     );
   }
@@ -152,10 +156,22 @@ export function SchemaEditor({ connection, group, stored, onDone }: {
           Add key
         </button>
         <button type="submit">Review changes</button>
-        <button type="button" onClick={onDone}>
+        <button type="button" onClick={() => onDone(false)}>
           Cancel
         </button>
       </div>
+      <PutCurl connection={connection} group={group} control={form.control} />
     </form>
+  );
+}
+
+/** The PUT this editor will send, as the keys are typed: the curl shown is the request about to be made. */
+function PutCurl({ connection, group, control }: { connection: ActiveConnection; group: string; control: Control<EditorValues> }) {
+  const keys = useWatch({ control, name: 'keys' });
+  return (
+    <CopyCurl
+      request={{ method: 'PUT', url: `${connection.baseUrl}${schemaPath(group)}`, token: connection.token, body: toSchema({ keys }) }}
+      screenShare={connection.screenShare}
+    />
   );
 }

@@ -21,10 +21,12 @@ function RetryAfter({ seconds, onRetry }: { seconds: number; onRetry(): void }) 
 }
 
 /** Explains a failed schema request in the terms of the API, keeping what the user typed. */
-export function SchemaError({ error, group, statedScopes, onCreate, onRetry }: {
+export function SchemaError({ error, group, statedScopes, tokenSent, onCreate, onRetry }: {
   error: ApiError;
   group: string;
   statedScopes: string[];
+  /** False when the request went without a token: a 401 then says that, not that the token's scope is wrong. */
+  tokenSent: boolean;
   onCreate(): void;
   onRetry(): void;
 }) {
@@ -35,6 +37,16 @@ export function SchemaError({ error, group, statedScopes, onCreate, onRetry }: {
       <>
         <h3>{error.title}</h3>
         <p>{error.detail}</p>
+      </>
+    );
+  } else if (error.status === 401 && !tokenSent) {
+    body = (
+      <>
+        <h3>401 Unauthorized: no token was sent</h3>
+        <p>
+          Paste a token in the connection panel: one with <code>{needed}</code> or <code>{GLOBAL_SCOPE}</code> reads this group. With the bundled
+          service, the Connection page has demo tokens to use in one click.
+        </p>
       </>
     );
   } else if (error.status === 401) {
@@ -55,14 +67,15 @@ export function SchemaError({ error, group, statedScopes, onCreate, onRetry }: {
       </>
     );
   } else if (error.status === 404) {
-    body = (
-      <>
+    // Not an error for the reader: the group simply has no schema yet.
+    return (
+      <div className="panel no-schema">
         <h3>No schema defined for group “{group}”</h3>
         <p>The group has no schema yet. Define its keys to start attaching metadata to documents.</p>
         <button type="button" onClick={onCreate}>
           Create a schema for {group}
         </button>
-      </>
+      </div>
     );
   } else if (error.status === 429) {
     const retry = Number(error.header('retry-after'));

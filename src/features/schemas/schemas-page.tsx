@@ -13,14 +13,21 @@ import { useRecentGroups } from './recent-groups';
 import { SchemaEditor } from './schema-editor';
 import { SchemaError } from './schema-error';
 import { SchemaView } from './schema-view';
+import { KnownGroups } from './known-groups';
+import { PageTitle } from '../../components/page-title';
 
 export function SchemasPage() {
   const { group = '' } = useParams();
   const navigate = useNavigate();
   const [recent, rememberGroup] = useRecentGroups();
   const valid = group !== '' && nameProblem(group, 'group name') === null;
+  // A group reached by its address (a link, a bookmark) is as recent as one typed in.
+  useEffect(() => {
+    if (valid) rememberGroup(group);
+  }, [group, valid, rememberGroup]);
   return (
     <section aria-labelledby="schemas-heading">
+      <PageTitle title={valid ? `Schemas · ${group}` : 'Schemas'} />
       <h1 id="schemas-heading">Schemas</h1>
       <GroupForm
         initial={group}
@@ -32,6 +39,7 @@ export function SchemasPage() {
       />
       {group !== '' && !valid && <p className="error" role="alert">“{group}” is not a valid group name: {nameProblem(group, 'group name')}</p>}
       {valid && <GroupSchema key={group.toLowerCase()} group={group} />}
+      {!valid && <KnownGroups />}
     </section>
   );
 }
@@ -45,6 +53,8 @@ function GroupSchema({ group }: { group: string }) {
   const query = useSchema(connection, group, allowed);
   const [editing, setEditing] = useState(false);
   const [confirmDelete, setConfirmDelete] = useState(false);
+  /** The last change this page made, said once it succeeded. */
+  const [notice, setNotice] = useState<string | null>(null);
   const del = useDeleteSchema(connection, group);
   const { recordOutcome } = connection;
 
@@ -60,6 +70,7 @@ function GroupSchema({ group }: { group: string }) {
     setEditingFor(identity);
     setEditing(false);
     setConfirmDelete(false);
+    setNotice(null);
   }
 
   const [one] = scopesThatCover(group);
@@ -82,12 +93,15 @@ function GroupSchema({ group }: { group: string }) {
         </div>
       )}
       {!connection.token && <p className="warning">This profile has no token: the service will answer 401. Paste one in the connection panel.</p>}
+      <p role="status" className="notice">
+        {notice}
+      </p>
       {allowed && (
         <div className="toolbar">
           <button type="button" onClick={() => void query.refetch()} disabled={query.isFetching}>
             {query.isFetching ? 'Fetching…' : 'Refetch'}
           </button>
-          {query.dataUpdatedAt > 0 && (
+          {query.dataUpdatedAt > 0 && !query.isError && (
             <span className="muted">
               Fetched <RelativeTime at={query.dataUpdatedAt} />
               {query.isStale ? ' (stale)' : ''}
@@ -97,14 +111,25 @@ function GroupSchema({ group }: { group: string }) {
       )}
       <div aria-live="polite">{query.isLoading && <p role="status">Loading the schema of {group}…</p>}</div>
       {connection.problem && !editing && (
-        <SchemaError error={notConnected(connection.problem)} group={group} statedScopes={connection.scopes} onCreate={() => setEditing(true)} onRetry={() => undefined} />
+        <SchemaError
+          error={notConnected(connection.problem)}
+          group={group}
+          statedScopes={connection.scopes}
+          tokenSent={connection.token !== undefined}
+          onCreate={() => setEditing(true)}
+          onRetry={() => undefined}
+        />
       )}
       {query.isError && !editing && (
         <SchemaError
           error={query.error instanceof ApiError ? query.error : new ApiError('http', 0, 'Error', String(query.error), undefined, undefined)}
           group={group}
           statedScopes={connection.scopes}
-          onCreate={() => setEditing(true)}
+          tokenSent={connection.token !== undefined}
+          onCreate={() => {
+            setNotice(null);
+            setEditing(true);
+          }}
           onRetry={() => void query.refetch()}
         />
       )}
@@ -112,17 +137,34 @@ function GroupSchema({ group }: { group: string }) {
         <>
           <SchemaView response={query.data} group={group} />
           <div className="toolbar">
-            <button type="button" onClick={() => setEditing(true)}>
+            <button
+              type="button"
+              onClick={() => {
+                setNotice(null);
+                setEditing(true);
+              }}
+            >
               Edit schema
             </button>
             {!confirmDelete ? (
-              <button type="button" onClick={() => setConfirmDelete(true)}>
+              <button type="button" className="danger" onClick={() => setConfirmDelete(true)}>
                 Delete schema
               </button>
             ) : (
               <span className="confirm" role="group" aria-label="Confirm deletion">
-                Delete the schema of {group}? Values already on documents are kept.{' '}
-                <button type="button" onClick={() => del.mutate(undefined, { onSuccess: () => setConfirmDelete(false) })}>
+                <span>Delete the schema of {group}? Values already on documents are kept.</span>
+                <button
+                  type="button"
+                  className="danger"
+                  onClick={() =>
+                    del.mutate(undefined, {
+                      onSuccess: () => {
+                        setConfirmDelete(false);
+                        setNotice(`Schema of ${group} deleted.`);
+                      },
+                    })
+                  }
+                >
                   Delete
                 </button>
                 <button type="button" onClick={() => setConfirmDelete(false)}>
@@ -139,10 +181,13 @@ function GroupSchema({ group }: { group: string }) {
           connection={connection}
           group={group}
           stored={query.isSuccess ? query.data.data : undefined}
-          onDone={() => setEditing(false)}
+          onDone={(saved) => {
+            setEditing(false);
+            if (saved) setNotice(`Schema of ${group} ${query.isSuccess ? 'saved' : 'created'}.`);
+          }}
         />
       )}
-      {allowed && (
+      {allowed && !editing && (
         <CopyCurl request={{ method: 'GET', url: `${connection.baseUrl}${schemaPath(group)}`, token: connection.token }} screenShare={connection.screenShare} />
       )}
       {query.isSuccess && !editing && <DocumentValues connection={connection} group={group} schema={query.data.data} />}

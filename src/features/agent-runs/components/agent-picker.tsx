@@ -112,7 +112,9 @@ export function AgentPicker({ connection, flavour, selectedId, onSelect }: {
             {search.isLoading && <li className="muted" role="presentation">Searching…</li>}
             {search.isError && (
               <li className="error" role="presentation">
-                Search failed: {search.error instanceof ApiError ? `${search.error.status || ''} ${search.error.detail}` : String(search.error)}
+                Search failed: {search.error instanceof ApiError ? `${search.error.status || ''} ${search.error.detail}` : String(search.error)}{' '}
+                {search.error instanceof ApiError && search.error.status === 403 && 'Listing agents needs a token with agents.run; with the bundled service, the Connection page mints one.'}
+                {search.error instanceof ApiError && search.error.status === 401 && 'Paste a valid token in the connection panel.'}
               </li>
             )}
             {search.isSuccess && options.length === 0 && <li className="muted" role="presentation">No agent matches “{debounced}”. Type its id instead.</li>}

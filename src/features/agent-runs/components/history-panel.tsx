@@ -1,6 +1,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'react-router';
+import { formatBytes, formatCount } from '../../../lib/format';
 import { clearHistory, exportRun, historyQueryOptions, type HistoryEntry } from '../model/history';
 import { STATUS_TEXT } from './response-panel';
 
@@ -45,8 +46,9 @@ export function HistoryPanel({ onRerun, canRun }: { onRerun(entry: HistoryEntry)
               <span>
                 <Link to={`/runs/${encodeURIComponent(r.request.agentId)}`}>{r.request.agentName ?? r.request.agentId}</Link> ·{' '}
                 {r.request.flavour === 'legacy' ? 'legacy' : 'current'} {r.request.mode} · <span className={`status status-${r.status}`}>{statusText(r.status)}</span> ·{' '}
-                {r.durationMs} ms
-                {r.eventCount ? ` · ${r.eventCount} events` : ''}
+                {formatCount(r.durationMs)} ms
+                {r.eventCount ? ` · ${formatCount(r.eventCount)} events` : ''}
+                {r.bytes ? ` · ${formatBytes(r.bytes)}` : ''}
                 {r.runId && (
                   <>
                     {' · run '}

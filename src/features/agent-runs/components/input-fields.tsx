@@ -27,10 +27,14 @@ export function InputFields({ fields }: { fields: FormField[] }) {
             {f.required ? <span aria-hidden="true"> *</span> : <span className="muted"> (optional)</span>}
           </>
         );
+        // The label already says "(optional)"; a description that says it again is trimmed.
+        const description = f.required ? f.description : f.description?.replace(/\s*\(optional\)\s*$/i, '');
+        const help = [description, f.kind !== 'boolean' && !f.required && f.kind !== 'object' ? 'sent as "" when empty' : ''].filter(Boolean).join(' · ');
         const hint = (
-          <p id={hintId} className={error ? 'hint error' : 'hint'}>
-            {error ?? f.description ?? ''}
-            {!error && f.kind !== 'boolean' && !f.required && f.kind !== 'object' ? `${f.description ? ' · ' : ''}sent as "" when empty` : ''}
+          // A problem comes first; the field's own help stays beside it.
+          <p id={hintId} className="hint">
+            {error && <span className="error">{error} </span>}
+            {help}
           </p>
         );
         const common = { id, 'aria-invalid': !!error, 'aria-describedby': hintId, 'aria-required': f.required };

@@ -37,7 +37,8 @@ export function Refusal({ error }: { error: ApiError }) {
       advice = 'The token is missing or unknown to this instance. Paste a valid token in the connection panel.';
       break;
     case 403:
-      advice = 'The token is valid but may not run agents: it needs the agents.run scope (or the instance’s equivalent), or the run hit a limit.';
+      advice =
+        'The token is valid but may not run agents: it needs the agents.run scope (or the instance’s equivalent), or the run hit a limit. Use a token with agents.run: with the bundled service, the Connection page mints one.';
       break;
     case 404:
       advice = 'No agent with this id on this instance (ids are exact).';
@@ -46,7 +47,8 @@ export function Refusal({ error }: { error: ApiError }) {
       advice = 'The run conflicts with the agent’s current state; wait for other runs to finish and try again.';
       break;
     case 422:
-      advice = 'The agent uses tools you have not authorized yet. Authorize each one, then run again.';
+      advice =
+        'The agent uses tools you have not authorized yet. Authorizing is done by the person the token acts for, in the instance’s own web app (the tool’s connection or sign-in page there), not through this API; then run again.';
       break;
     case 429:
       advice = `Too many requests.${retryAfter ? ` The service asks to wait ${retryAfter} s (Retry-After).` : ''}`;
@@ -55,6 +57,7 @@ export function Refusal({ error }: { error: ApiError }) {
       advice = error.status >= 500 ? 'The service failed. Running again may work; quote the request id if you report it.' : '';
   }
   const tools = suggestionsOf(error.body);
+  const documentation = isProblemDetail(error.body) && typeof error.body.documentation_url === 'string' ? error.body.documentation_url : undefined;
   const fields = fieldErrorsOf(error.body);
   return (
     <div className="error-panel" role="alert">
@@ -85,6 +88,13 @@ export function Refusal({ error }: { error: ApiError }) {
       {error.code && (
         <p className="muted">
           Code <code>{error.code}</code>
+        </p>
+      )}
+      {documentation && (
+        <p>
+          <a href={documentation} target="_blank" rel="noreferrer noopener">
+            Documentation for this error
+          </a>
         </p>
       )}
       {error.requestId && (

@@ -3,6 +3,7 @@ import { memo, useLayoutEffect, useRef, useState, useSyncExternalStore } from 'r
 import { ResponseMetaView } from '../../../components/response-meta';
 import { isActive, type RunState } from '../model/run-machine';
 import type { StreamLog, TimelineEntry } from '../model/stream-log';
+import { formatBytes, formatCount } from '../../../lib/format';
 
 const ROW_HEIGHT = 30;
 
@@ -39,7 +40,7 @@ function EventDetail({ entry }: { entry: TimelineEntry }) {
           )}
         </strong>
         <span className="muted">
-          +{entry.at} ms · Δ {entry.gap} ms · {entry.bytes} B
+          +{formatCount(entry.at)} ms · Δ {formatCount(entry.gap)} ms · {formatBytes(entry.bytes)}
         </span>
         <label className="field checkbox">
           <input type="checkbox" checked={raw} onChange={(e) => setRaw(e.target.checked)} /> Raw data
@@ -130,11 +131,13 @@ export function StreamOutput({ log, state }: { log: StreamLog; state: RunState }
       <dl className="counters">
         <div>
           <dt>Events</dt>
-          <dd data-testid="event-count">{log.events.length}</dd>
+          <dd data-testid="event-count" data-count={log.events.length}>
+            {formatCount(log.events.length)}
+          </dd>
         </div>
         <div>
           <dt>Bytes</dt>
-          <dd>{log.bytes}</dd>
+          <dd title={`${formatCount(log.bytes)} bytes`}>{formatBytes(log.bytes)}</dd>
         </div>
         <div>
           <dt>First event</dt>

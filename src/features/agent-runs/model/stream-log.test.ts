@@ -109,7 +109,9 @@ describe('stream event handling', () => {
     const { s } = session('legacy');
     s.event({ id: '1', event: 'message', data: msg('Working. ') }, 1);
     s.event({ id: '2', event: 'message', data: msg('Error: Spend Limit Exceeded: limit (spend_limit_exceeded)') }, 2);
-    expect(s.finish()?.detail).toMatch(/Spend Limit Exceeded/);
+    expect(s.finish()).toMatchObject({ title: 'the agent’s last message is an error', detail: 'Error: Spend Limit Exceeded: limit (spend_limit_exceeded)' });
+    // Told once, as the failure: not glued to the answer's text.
+    expect(s.transcriptText).toBe('Working. ');
   });
 
   it('does not call a platform run failed for text that merely starts with Error', () => {

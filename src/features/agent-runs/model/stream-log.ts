@@ -205,7 +205,10 @@ export class StreamLog {
   finish(): RunFailure | undefined {
     this.durationMs = this.elapsed();
     if (!this.failure && this.flavour === 'legacy' && LEGACY_ERROR_TEXT.test(this.lastMessageText)) {
-      this.failure = { title: 'Run failed', detail: this.lastMessageText.trim(), requestId: this.meta?.requestId };
+      this.failure = { title: 'the agent’s last message is an error', detail: this.lastMessageText.trim(), requestId: this.meta?.requestId };
+      // The error is told as the failure; left in the transcript it would read as the agent's answer.
+      const last = this.transcript.length - 1;
+      if (this.transcript[last]!.endsWith(this.lastMessageText)) this.transcript[last] = this.transcript[last]!.slice(0, -this.lastMessageText.length);
     }
     this.changed(true);
     return this.failure;

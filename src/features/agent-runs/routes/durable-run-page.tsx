@@ -7,6 +7,7 @@ import { useConnection } from '../../../lib/connection';
 import { useCancelDurableRun, useDurableRun, useRespondToDurableRun } from '../api/durable-run';
 import { Approvals } from '../components/approvals';
 import { untilText } from '../model/durable-follow';
+import { PageTitle } from '../../../components/page-title';
 
 const STATE_TEXT: Record<string, string> = {
   QUEUED: 'Queued',
@@ -70,6 +71,7 @@ export function DurableRunPage() {
       <p>
         <Link to={`/runs/${encodeURIComponent(agentId)}`}>← Run agent {agentId}</Link>
       </p>
+      <PageTitle title={`Run ${runId} · ${agentId}`} />
       <h1 id={headingId}>
         Durable run <code>{runId}</code>
       </h1>

@@ -16,6 +16,8 @@ import { runRequest, type RunParts, type RunRequest } from '../model/run-request
 import { timeoutMsOf, useRunSettings, type RunSettings } from '../model/run-settings';
 import { useRunStore, useRuns } from '../model/run-store-context';
 import { fieldsOf, schemaOfManualFields, type ManualField } from '../model/schema-form';
+import { InlineCode } from '../../../components/inline-code';
+import { PageTitle } from '../../../components/page-title';
 
 function errorText(error: unknown): string {
   return error instanceof ApiError ? `${error.status ? `${error.status} ` : ''}${error.title}: ${error.detail}` : String(error);
@@ -95,6 +97,7 @@ export function RunsPage() {
     // Escape stops the run from anywhere on the page; controls that use Escape themselves mark it handled.
     <div className="runs-workspace" onKeyDown={onPageKeyDown}>
       <section className="request-side" aria-labelledby="runs-heading" onKeyDown={onRequestKeyDown}>
+        <PageTitle title={agentId ? `Agent runs · ${agentName ?? agentId}` : 'Agent runs'} />
         <h1 id="runs-heading">Agent runs</h1>
         {connection.problem && (
           <div className="error-panel" role="alert">
@@ -124,7 +127,11 @@ export function RunsPage() {
                   <code>{agentId}</code>
                 )}
               </h2>
-              {agent.data?.description && <p>{agent.data.description}</p>}
+              {agent.data?.description && (
+                <p>
+                  <InlineCode text={agent.data.description} />
+                </p>
+              )}
               {agent.data && <p className="hint">Takes: {capabilitiesOf(agent.data)}</p>}
             </div>
             <RunOptions settings={settings} onChange={setSettings} />

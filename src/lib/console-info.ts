@@ -1,13 +1,15 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import { apiRequest } from '../../lib/api-client';
+import { apiRequest } from './api-client';
 
 export interface ServiceInfo {
   service: 'reference';
   agents: number;
   groups: number;
+  /** Groups with a schema (older services do not say). */
+  groupNames?: string[];
 }
 
-/** Answers only on the console's own origin, where the reference service is mounted. */
+/** Answers only on the console's own origin, where the reference service is mounted; elsewhere it fails, and callers show nothing. */
 export const serviceInfoQueryOptions = queryOptions({
   queryKey: ['console', 'service-info'] as const,
   queryFn: async ({ signal }) => (await apiRequest<ServiceInfo>({ baseUrl: '' }, '/sandbox/info', { signal })).data,

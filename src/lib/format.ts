@@ -1,0 +1,21 @@
+/** Numbers for the reader's locale: counts with grouping, bytes in B, kB or MB. */
+
+const count = new Intl.NumberFormat();
+
+export function formatCount(n: number): string {
+  return count.format(n);
+}
+
+const units = ['byte', 'kilobyte', 'megabyte', 'gigabyte'] as const;
+const byUnit = new Map(units.map((u) => [u, new Intl.NumberFormat(undefined, { style: 'unit', unit: u, unitDisplay: 'short', maximumFractionDigits: u === 'byte' ? 0 : 1 })]));
+
+/** Decimal units (1 kB = 1,000 B), as network tools count. */
+export function formatBytes(n: number): string {
+  let i = 0;
+  let v = n;
+  while (v >= 1000 && i < units.length - 1) {
+    v /= 1000;
+    i++;
+  }
+  return byUnit.get(units[i]!)!.format(v);
+}
