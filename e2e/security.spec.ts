@@ -68,7 +68,7 @@ test('a session token stays out of URLs, localStorage, console output and a copi
 
   // Error answers and the editor do not expose it either.
   await schemas.openGroup('nosuchgroup');
-  await expect(schemas.error('No schema defined for group “nosuchgroup”')).toBeVisible();
+  await expect(schemas.noSchema('nosuchgroup')).toBeVisible();
   await schemas.createSchemaFor('nosuchgroup').click();
   await expect(schemas.editor()).toBeVisible();
   await expectNoLeak();
@@ -76,7 +76,7 @@ test('a session token stays out of URLs, localStorage, console output and a copi
   // A reload keeps the session token, and still only in sessionStorage.
   await page.reload();
   await expect(connection.token).toHaveValue(token);
-  await expect(schemas.error('No schema defined for group “nosuchgroup”')).toBeVisible();
+  await expect(schemas.noSchema('nosuchgroup')).toBeVisible();
   await expectNoLeak();
 
   // Only as the Authorization header, only to the profile's base URL.

@@ -106,6 +106,16 @@ export class SchemasPage {
   // --- errors
 
   /** The explanation of a failed request, found by its heading. */
+  /** A group without a schema: not an error, a state with a way to create one. */
+  noSchema(group: string): Locator {
+    return this.main.getByRole('region', { name: `No schema defined for group “${group}”` });
+  }
+
+  /** What the page says after a save or delete succeeded. */
+  notice(): Locator {
+    return this.main.locator('p.notice[role="status"]');
+  }
+
   error(heading: string | RegExp): Locator {
     return this.main.getByRole('alert').filter({ has: this.page.getByRole('heading', { name: heading, level: 3 }) });
   }

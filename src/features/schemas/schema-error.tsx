@@ -69,13 +69,13 @@ export function SchemaError({ error, group, statedScopes, tokenSent, onCreate, o
   } else if (error.status === 404) {
     // Not an error for the reader: the group simply has no schema yet.
     return (
-      <div className="panel no-schema">
-        <h3>No schema defined for group “{group}”</h3>
+      <section className="panel no-schema" aria-labelledby={`no-schema-${group}`}>
+        <h3 id={`no-schema-${group}`}>No schema defined for group “{group}”</h3>
         <p>The group has no schema yet. Define its keys to start attaching metadata to documents.</p>
         <button type="button" onClick={onCreate}>
           Create a schema for {group}
         </button>
-      </div>
+      </section>
     );
   } else if (error.status === 429) {
     const retry = Number(error.header('retry-after'));
