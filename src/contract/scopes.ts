@@ -1,5 +1,5 @@
 /**
- * Scope rules of the Custom Metadata API and Agents API (API.md section 1).
+ * Scope rules of the Custom Metadata API and Agents API (docs/api.md, "Tokens and scopes").
  * The service enforces them and the console uses them to warn before a request
  * that a token will be refused, so both import this one module.
  */

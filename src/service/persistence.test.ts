@@ -1,5 +1,5 @@
 /**
- * Persistence (API.md section 6): data survives a restart on the same data directory,
+ * Persistence (docs/api.md, "Reference service only"): data survives a restart on the same data directory,
  * the demo seed is applied once, tokens are stored only as hashes, and the CLI mints
  * tokens a service on that directory accepts.
  */
