@@ -43,9 +43,14 @@ export function scopesThatCover(group: string): [string, string] {
   return [groupScope(group), GLOBAL_SCOPE];
 }
 
-const SCOPE_PATTERN = /^(custommetadata:[A-Za-z0-9_]{1,50}|agents\.run)$/;
+/**
+ * The scope grammar: the global scope, a group scope whose group is a valid group name
+ * (letters and digits only, so never `__proto__` or `constructor`-like keys with `_`), or
+ * agents.run. Spelt as documented; group names may use either case.
+ */
+const SCOPE_PATTERN = /^(custommetadata:global_scope|custommetadata:[A-Za-z0-9]{1,50}|agents\.run)$/;
 
-/** A scope the reference service can mint; unknown scope strings are refused. */
+/** A scope the reference service can mint; anything outside the grammar is refused. */
 export function isKnownScopeShape(scope: string): boolean {
   return SCOPE_PATTERN.test(scope.trim());
 }

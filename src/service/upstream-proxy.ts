@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { Middleware } from './node.ts';
+import { isAllowedHost, unsafePathProblem } from './request-guard.ts';
 
 /**
  * The console's own server forwards API requests to production instances named at start
@@ -36,23 +37,6 @@ const FORWARDED_CONTENT_TYPES = new Set(['application/json', 'application/proble
 
 const API_PATH = /^\/(rest|api)\//;
 
-/**
- * Why a path must not be forwarded, or null. Checked on the raw path, before anything
- * decodes or resolves it: `fetch` would resolve `/rest/%2e%2e/x` to `/x`, and an upstream
- * may decode `%2f` or treat `\` as a separator, so the path it acts on would not be the one
- * checked here.
- */
-export function unsafePathProblem(rawPath: string): string | null {
-  const path = rawPath.split('?', 1)[0]!;
-  if (path.includes('\\') || /%5c/i.test(path)) return 'The path contains a backslash; it is not forwarded.';
-  if (/%2f/i.test(path)) return 'The path contains an encoded slash (%2F); it is not forwarded.';
-  const segments = path.split('/').map((s) => s.replace(/%2e/gi, '.'));
-  if (segments.some((s) => s === '.' || s === '..')) {
-    return 'The path contains a dot segment (. or .., also as %2E); it is not forwarded, so the upstream sees exactly the path that was checked.';
-  }
-  return null;
-}
-
 export const UPSTREAM_PREFIX = '/upstream/';
 export const UPSTREAMS_INFO_PATH = '/console/upstreams';
 
@@ -70,13 +54,26 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
   res.end(JSON.stringify(body));
 }
 
-export function upstreamProxy(upstreams: readonly string[]): Middleware {
+/**
+ * `allowedHosts`: Host names besides loopback ones that may use the proxy (`--allowed-host`),
+ * as for the service: a rebound foreign name must not reach the instances behind it.
+ */
+export function upstreamProxy(upstreams: readonly string[], allowedHosts: readonly string[] = []): Middleware {
   const byHost = new Map(upstreams.map((u) => [new URL(u).host.toLowerCase(), new URL(u).origin]));
   const list = [...byHost.values()];
   return (req, res, next) => {
     const url = req.url ?? '';
-    if (url === UPSTREAMS_INFO_PATH && req.method === 'GET') return sendJson(res, 200, { upstreams: list });
-    if (!url.startsWith(UPSTREAM_PREFIX)) return next();
+    const mine = url === UPSTREAMS_INFO_PATH || url.startsWith(UPSTREAM_PREFIX);
+    if (!mine) return next();
+    if (!isAllowedHost(req.headers.host, allowedHosts)) {
+      return sendJson(res, 403, {
+        error: 'host not allowed',
+        message: `This console's server answers only on loopback names or those given with --allowed-host; not "${req.headers.host ?? ''}".`,
+      });
+    }
+    if (url === UPSTREAMS_INFO_PATH) {
+      return req.method === 'GET' ? sendJson(res, 200, { upstreams: list }) : sendJson(res, 405, { error: 'method not allowed', message: 'Use GET.' });
+    }
     const rest = url.slice(UPSTREAM_PREFIX.length);
     const slash = rest.indexOf('/');
     const host = (slash < 0 ? rest : rest.slice(0, slash)).toLowerCase();

@@ -1,7 +1,7 @@
 import type { Plugin } from 'vite';
 import { createService, type Service, type ServiceOptions } from './app.ts';
 import { serviceOptionsFromEnv, upstreamsFromEnv } from './options.ts';
-import { serviceMiddleware } from './node.ts';
+import { hardenServer, serviceMiddleware } from './node.ts';
 import { upstreamProxy } from './upstream-proxy.ts';
 
 /**
@@ -13,7 +13,9 @@ import { upstreamProxy } from './upstream-proxy.ts';
 export function referenceService(options: ServiceOptions = serviceOptionsFromEnv(), upstreams: string[] = upstreamsFromEnv()): Plugin {
   let service: Service | undefined;
   const get = () => (service ??= createService(options));
-  const closeOnExit = (server: { httpServer?: { on(event: 'close', cb: () => void): unknown } | null }) => {
+  const attach = (server: { httpServer?: import('node:http').Server | import('node:http2').Http2SecureServer | null }) => {
+    // Vite's dev server may be HTTP/2 (https); only a plain HTTP/1 server has Node's parser errors to answer.
+    if (server.httpServer && 'headersTimeout' in server.httpServer) hardenServer(server.httpServer);
     server.httpServer?.on('close', () => {
       service?.close();
       service = undefined;
@@ -22,14 +24,14 @@ export function referenceService(options: ServiceOptions = serviceOptionsFromEnv
   return {
     name: 'reference-service',
     configureServer(server) {
-      server.middlewares.use(upstreamProxy(upstreams));
+      server.middlewares.use(upstreamProxy(upstreams, options.allowedHosts));
       server.middlewares.use(serviceMiddleware(get()));
-      closeOnExit(server);
+      attach(server);
     },
     configurePreviewServer(server) {
-      server.middlewares.use(upstreamProxy(upstreams));
+      server.middlewares.use(upstreamProxy(upstreams, options.allowedHosts));
       server.middlewares.use(serviceMiddleware(get()));
-      closeOnExit(server);
+      attach(server);
     },
   };
 }
