@@ -1,7 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import type { Plugin } from 'vite';
 import { createService, type Service, type ServiceOptions } from './app.ts';
 import { serviceOptionsFromEnv, upstreamsFromEnv } from './options.ts';
 import { hardenServer, serviceMiddleware } from './node.ts';
+import { pageSecurityHeaders } from './security-headers.ts';
 import { upstreamProxy } from './upstream-proxy.ts';
 
 /**
@@ -32,6 +34,24 @@ export function referenceService(options: ServiceOptions = serviceOptionsFromEnv
       server.middlewares.use(upstreamProxy(upstreams, options.allowedHosts));
       server.middlewares.use(serviceMiddleware(get()));
       attach(server);
+    },
+  };
+}
+
+/**
+ * The console's pages carry the security headers of security-headers.ts, in `npm run dev`
+ * and `npm start` (Vite's preview server) alike. Separate from the service plugin: the
+ * Vitest browser project mounts the service but runs its own test page, inline scripts and all.
+ */
+export function pageSecurity(): Plugin {
+  return {
+    name: 'page-security-headers',
+    config(_config, { command, isPreview }) {
+      if (command !== 'serve' || isPreview) return { preview: { headers: pageSecurityHeaders() } };
+      // The dev server injects inline scripts (React Refresh's preamble) and styles; Vite marks
+      // each with this nonce, new at every start. Builds have no inline code and need none.
+      const nonce = randomBytes(18).toString('base64');
+      return { server: { headers: pageSecurityHeaders({ dev: { nonce } }) }, html: { cspNonce: nonce } };
     },
   };
 }
