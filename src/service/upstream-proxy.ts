@@ -159,7 +159,8 @@ async function forward(req: IncomingMessage, res: ServerResponse, target: string
       first = undefined;
       if (done) break;
       // One write per chunk as it arrives: events are never held back.
-      if (!res.write(value)) await new Promise((r) => res.once('drain', r));
+      // A client that leaves while the socket is full never drains: 'close' ends the wait too.
+      if (!res.write(value)) await new Promise((r) => (res.once('drain', r), res.once('close', r)));
     }
   } catch {
     // The upstream broke off (or the client left). Ending normally would tell the browser the
