@@ -3,7 +3,7 @@ import { expect, test } from './fixtures';
 import { AGENT_TOKENS } from './pages/runs';
 
 /**
- * A run is POSTed exactly once (API.md section 5): counted at the reference service, which
+ * A run is POSTed exactly once (docs/api.md, "Server-sent events"): counted at the reference service, which
  * logs every run POST it receives and every run it starts (GET /sandbox/runs), and at the
  * page. fetch-event-source's own default is to retry after a second.
  */

@@ -42,8 +42,10 @@ test('a deep link shows the schema with its keys, raw JSON and response, in tabs
   await expect(schemas.meta('Status')).toHaveText('200');
   await expect(schemas.meta('Duration')).toHaveText(/^\d+ ms$/);
   await expect(schemas.meta('Request id')).toHaveText(/^\S{8,}$/);
-  await expect(schemas.responseHeaders().getByRole('row').filter({ hasText: 'content-type' })).toContainText('application/json');
-  await expect(schemas.responseHeaders().getByRole('row').filter({ hasText: 'x-request-id' })).toBeVisible();
+  const header = (name: string) => schemas.responseHeaders().getByRole('row').filter({ has: page.getByRole('cell', { name, exact: true }) });
+  await expect(header('content-type')).toContainText('application/json');
+  await expect(header('x-request-id')).toBeVisible();
+  await expect(header('x-content-type-options')).toContainText('nosniff');
 
   await page.keyboard.press('ArrowRight');
   await expect(schemas.tab('Keys')).toBeFocused();

@@ -1,5 +1,5 @@
 /**
- * The input rule of form-triggered agents (API.md section 3): `input` must carry every
+ * The input rule of form-triggered agents (docs/api.md, "The input rule"): `input` must carry every
  * form field, optional ones included, and an optional field with no value is sent as "".
  * Both the service (to answer 400 naming missing fields) and the console (to build and
  * check the object before sending) derive their validation schema from here.

@@ -1,4 +1,4 @@
-/** Wire types of the Agents APIs (API.md sections 3 and 4). */
+/** Wire types of the Agents APIs (docs/api.md, both agent APIs). */
 
 export type MessageRole = 'USER' | 'GLEAN_AI';
 
@@ -69,7 +69,7 @@ export interface UnauthorizedAgentToolsError {
   authenticationSuggestions: AuthenticationSuggestion[];
 }
 
-/** Legacy run endpoints' deprecation (API.md section 3). */
+/** Legacy run endpoints' deprecation (docs/api.md, client API). */
 export const LEGACY_RUNS_DEPRECATED_AT = new Date('2026-08-25T00:00:00Z');
 export const LEGACY_RUNS_SUNSET_AT = new Date('2027-04-15T00:00:00Z');
 

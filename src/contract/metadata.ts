@@ -1,4 +1,4 @@
-/** Wire types and limits of the Custom Metadata API (API.md section 2). */
+/** Wire types and limits of the Custom Metadata API (docs/api.md, "Custom metadata"). */
 
 export const PROPERTY_TYPES = ['TEXT', 'PICKLIST', 'TEXTLIST', 'MULTIPICKLIST'] as const;
 export type PropertyType = (typeof PROPERTY_TYPES)[number];

@@ -54,7 +54,8 @@ describe('docIdProblem', () => {
     'DOC-1001',
     'https://example.com/docs/1?x=y#z',
     'folder/doc',
-    '../..',
+    '...',
+    'a..b/c.d',
     'café',
     '文書-7',
     'doc-📄',
@@ -70,6 +71,14 @@ describe('docIdProblem', () => {
 
   it('refuses an id over the length limit', () => {
     expect(docIdProblem('d'.repeat(DOC_ID_MAX_LENGTH + 1))).toMatch(/longer/);
+  });
+
+  it.each(['..', '.', '../..', 'folder/../doc', 'folder/.', './doc'])('refuses %j, whose dot parts a server would resolve', (docId) => {
+    expect(docIdProblem(docId)).toMatch(/"\." or "\.\."/);
+  });
+
+  it('refuses a backslash', () => {
+    expect(docIdProblem('folder\\doc')).toMatch(/backslash/);
   });
 
   it.each(['\u0000', '\u0001', '\t', '\n', '\r', '\u001f', '\u007f'])('refuses control character %j', (c) => {

@@ -32,5 +32,10 @@ export function docIdProblem(docId: string): string | null {
   // Control characters cannot be typed in a URL and would corrupt logs and keys.
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(docId)) return 'The document id contains control characters.';
+  // Servers refuse paths they might resolve: a backslash, or `.` / `..` between slashes.
+  if (docId.includes('\\')) return 'The document id contains a backslash, which cannot travel in a URL path.';
+  if (docId.split('/').some((part) => part === '.' || part === '..')) {
+    return 'The document id has a "." or ".." part between slashes, which cannot travel in a URL path.';
+  }
   return null;
 }

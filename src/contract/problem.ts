@@ -1,4 +1,4 @@
-/** RFC 9457 problem details, as the platform API sends them (API.md section 4). */
+/** RFC 9457 problem details, as the platform API sends them (docs/api.md, "Error families"). */
 
 export const PROBLEM_CODES = {
   invalid_request: { status: 400, title: 'Invalid Request' },

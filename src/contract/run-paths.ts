@@ -1,5 +1,5 @@
 /**
- * Paths of the agent-run endpoints of both APIs (API.md sections 3, 4 and 4b), defined once:
+ * Paths of the agent-run endpoints of both APIs (docs/api.md, both agent APIs), defined once:
  * the console builds requests with them, the service mounts its routes on them and logs the
  * POSTs that reach them, and the end-to-end tests count those POSTs. Templates are written as
  * the API documentation writes them, `{param}` for a path parameter.

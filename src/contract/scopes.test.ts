@@ -95,6 +95,12 @@ describe('isKnownScopeShape', () => {
     `custommetadata:${'a'.repeat(51)}`,
     'custommetadata:sales\nagents.run',
     'CustomMetadata:sales',
+    // Outside the group-name grammar: a prototype key, underscores other than global_scope.
+    'custommetadata:__proto__',
+    'custommetadata:constructor_',
+    'custommetadata:sales_eu',
+    'custommetadata:_',
+    'custommetadata:global_scope_',
   ])('%j cannot', (scope) => {
     expect(isKnownScopeShape(scope)).toBe(false);
   });

@@ -1,5 +1,5 @@
 /**
- * Scope rules of the Custom Metadata API and Agents API (API.md section 1).
+ * Scope rules of the Custom Metadata API and Agents API (docs/api.md, "Tokens and scopes").
  * The service enforces them and the console uses them to warn before a request
  * that a token will be refused, so both import this one module.
  */
@@ -43,9 +43,14 @@ export function scopesThatCover(group: string): [string, string] {
   return [groupScope(group), GLOBAL_SCOPE];
 }
 
-const SCOPE_PATTERN = /^(custommetadata:[A-Za-z0-9_]{1,50}|agents\.run)$/;
+/**
+ * The scope grammar: the global scope, a group scope whose group is a valid group name
+ * (letters and digits only, so never `__proto__` or `constructor`-like keys with `_`), or
+ * agents.run. Spelt as documented; group names may use either case.
+ */
+const SCOPE_PATTERN = /^(custommetadata:global_scope|custommetadata:[A-Za-z0-9]{1,50}|agents\.run)$/;
 
-/** A scope the reference service can mint; unknown scope strings are refused. */
+/** A scope the reference service can mint; anything outside the grammar is refused. */
 export function isKnownScopeShape(scope: string): boolean {
   return SCOPE_PATTERN.test(scope.trim());
 }

@@ -1,4 +1,4 @@
-/** Server-sent event names and payloads of the agent run streams (API.md sections 3–5). */
+/** Server-sent event names and payloads of the agent run streams (docs/api.md, "Server-sent events"). */
 
 import type { Message } from './agents.ts';
 import type { ProblemDetail } from './problem.ts';

@@ -1,6 +1,6 @@
 /**
  * The one fetch wrapper of the console. It throws `ApiError` for any non-2xx answer,
- * reading the error bodies of every family in API.md: `{error, message}` for custom
+ * reading the error bodies of every family in docs/api.md: `{error, message}` for custom
  * metadata, a JSON string or the 422 object for the client API, problem details for the
  * platform API, and non-JSON bodies as text. A request that never got an answer
  * (network, CORS) is an `ApiError` with status 0 and kind 'network'.

@@ -6,6 +6,7 @@ import { customMetadataRoutes } from './routes/custom-metadata.ts';
 import { LEGACY_BASE, legacyAgentRoutes, PLATFORM_BASE, platformAgentRoutes } from './routes/agents.ts';
 import { sandboxRoutes } from './routes/sandbox.ts';
 import type { RunObserver } from './runs.ts';
+import { isAllowedHost, unsafePathProblem } from './request-guard.ts';
 import { RUN_POST_PATH, RunLog } from './run-log.ts';
 import { seedIfEmpty } from './seed.ts';
 import { Store, type StoreOptions } from './store.ts';
@@ -21,6 +22,8 @@ export interface ServiceOptions extends StoreOptions {
   agentsFile?: string;
   /** Sees every run start and end (tests, diagnostics). */
   runObserver?: RunObserver;
+  /** Host names answered besides loopback ones (`--allowed-host`), e.g. when bound to 0.0.0.0. */
+  allowedHosts?: string[];
 }
 
 export interface Service {
@@ -43,15 +46,32 @@ function familyOf(path: string): 'metadata' | 'legacy' | 'platform' {
   return 'metadata';
 }
 
-function familyError(c: Context<Env>, status: 404 | 500, detail: string): Response {
+const FAMILY_ERRORS = {
+  400: { problem: 'invalid_request', metadata: 'invalid path' },
+  403: { problem: 'host_not_allowed', metadata: 'host not allowed' },
+  404: { problem: 'resource_not_found', metadata: 'not found' },
+  500: { problem: 'internal_error', metadata: 'internal error' },
+} as const;
+
+function familyError(c: Context<Env>, status: keyof typeof FAMILY_ERRORS, detail: string): Response {
+  const names = FAMILY_ERRORS[status];
   switch (familyOf(new URL(c.req.url).pathname)) {
     case 'legacy':
       return legacyError(c, status, detail);
     case 'platform':
-      return problem(c, status === 404 ? 'resource_not_found' : 'internal_error', detail);
+      // host_not_allowed is this service's own code, not one of the vendor's.
+      return problem(c, names.problem, detail, status === 403 ? { status, title: 'Host Not Allowed' } : {});
     default:
-      return metadataError(c, status, status === 404 ? 'not found' : 'internal error', detail);
+      return metadataError(c, status, names.metadata, detail);
   }
+}
+
+/** The path as it arrived on the socket; `c.req.url` has already had its dot segments resolved. */
+function rawPathOf(c: Context<Env>): string {
+  const incoming = (c.env as { incoming?: { url?: string } } | undefined)?.incoming;
+  if (incoming?.url !== undefined) return incoming.url;
+  const raw = c.req.raw.url;
+  return raw.slice(raw.indexOf('/', raw.indexOf('//') + 2));
 }
 
 export function createApp(store: Store, catalog: AgentCatalog, options: ServiceOptions = {}): Hono<Env> {
@@ -63,10 +83,24 @@ export function createApp(store: Store, catalog: AgentCatalog, options: ServiceO
     observer: runLog.observer(options.runObserver),
   };
 
+  const allowedHosts = options.allowedHosts ?? [];
   app.use(async (c, next) => {
     const id = newRequestId();
     c.set('requestId', id);
     c.header('X-Request-Id', id);
+    // API answers are data: never to be sniffed into HTML or a script.
+    c.header('X-Content-Type-Options', 'nosniff');
+    // A request made in process has no Host header; its URL says the host.
+    const host = c.req.header('host') ?? new URL(c.req.url).host;
+    if (!isAllowedHost(host, allowedHosts)) {
+      return familyError(
+        c,
+        403,
+        `This service answers only on loopback names (localhost, 127.0.0.1, [::1]) or those given with --allowed-host; not "${host}".`,
+      );
+    }
+    const unsafe = unsafePathProblem(rawPathOf(c));
+    if (unsafe) return familyError(c, 400, unsafe);
     await next();
     // Every run POST that arrived, refused ones included: the exactly-once checks count these.
     if (c.req.method === 'POST' && RUN_POST_PATH.test(c.req.path)) {
@@ -90,7 +124,7 @@ export function createApp(store: Store, catalog: AgentCatalog, options: ServiceO
   app.route(PLATFORM_BASE, platformAgentRoutes(store, catalog, runOptions));
   app.route(
     '/sandbox',
-    sandboxRoutes(store, () => ({ agents: catalog.agents.length, groups: store.countGroups(), groupNames: store.groupNames() }), runLog),
+    sandboxRoutes(store, () => ({ agents: catalog.agents.length, groups: store.countGroups(), groupNames: store.groupNames() }), runLog, allowedHosts),
   );
 
   app.notFound((c) => familyError(c, 404, `No endpoint ${c.req.method} ${new URL(c.req.url).pathname}.`));

@@ -4,16 +4,19 @@ import { isKnownScopeShape } from '../contract/scopes.ts';
 import { createService } from './app.ts';
 import { listen } from './node.ts';
 import { OPTIONS_ENV, parseFlags, portOf, SERVICE_FLAGS, serviceOptionsOf, UPSTREAMS_ENV, UsageError } from './options.ts';
+import { isLoopbackHost } from './request-guard.ts';
 import { upstreamProblem } from './upstream-proxy.ts';
 import { DEMO_TOKENS, seedIfEmpty } from './seed.ts';
 import { newTokenString, Store } from './store.ts';
 
 const USAGE = `Usage:
-  npm start -- [--port N] [--host H] [--data DIR | --memory] [--cors-origin ORIGIN ...] [--upstream ORIGIN ...]
+  npm start -- [--port N] [--host H] [--allowed-host NAME ...] [--data DIR | --memory] [--cors-origin ORIGIN ...] [--upstream ORIGIN ...]
       Builds the console if needed and serves it with the reference service on one origin;
       --upstream lets the console's server forward API requests to that instance.
-  npm run service -- [--port N] [--host H] [--data DIR | --memory] [--cors-origin ORIGIN ...] [--rate-limit N] [--agents FILE]
+  npm run service -- [--port N] [--host H] [--allowed-host NAME ...] [--data DIR | --memory] [--cors-origin ORIGIN ...] [--rate-limit N] [--agents FILE]
       The reference service alone.
+  --allowed-host NAME (repeatable, or a comma list): a Host name answered besides localhost,
+      127.0.0.1 and [::1]; needed to reach the service by another name, e.g. with --host 0.0.0.0.
   npm run token -- [--data DIR] --scope SCOPE [--scope SCOPE ...] [--label TEXT]
       Mints a token with those scopes and prints it alone on stdout.
 PORT overrides the default port (5173 for start, 8787 for service).`;
@@ -53,26 +56,43 @@ async function start(args: string[]): Promise<void> {
     const problem = upstreamProblem(u);
     if (problem) throw new UsageError(problem);
   }
-  process.env[OPTIONS_ENV] = JSON.stringify(serviceOptionsOf(flags));
+  const options = serviceOptionsOf(flags);
+  process.env[OPTIONS_ENV] = JSON.stringify(options);
   process.env[UPSTREAMS_ENV] = JSON.stringify(upstreams);
   const vite = await import('vite');
   if (!flags['no-build'] && needsBuild()) {
     console.log('Building the console (first start, or sources changed)…');
     await vite.build({ root: ROOT, logLevel: 'warn' });
   }
-  const server = await vite.preview({ root: ROOT, preview: { port, host, strictPort: true, open: false }, logLevel: 'warn' });
+  const server = await vite.preview({
+    root: ROOT,
+    // Vite checks Host for the pages as the service does for its routes: the same names pass both.
+    preview: { port, host, strictPort: true, open: false, allowedHosts: options.allowedHosts ?? [] },
+    logLevel: 'warn',
+  });
   const address = server.httpServer.address();
   const actual = typeof address === 'object' && address ? address.port : port;
   printTokens(`http://${host.includes(':') ? `[${host}]` : host}:${actual}`);
   if (upstreams.length) console.log(`  Forwarding API requests to: ${upstreams.join(', ')} (pick "through the console's server")\n`);
+  hintAllowedHosts(host, options.allowedHosts ?? []);
+}
+
+/** Bound beyond loopback, yet answering only loopback names: say why other names get 403. */
+function hintAllowedHosts(host: string, allowed: readonly string[]): void {
+  if (isLoopbackHost(host.includes(':') && !host.startsWith('[') ? `[${host}]` : host) || allowed.length) return;
+  console.log(`  Listening on ${host}, but only requests naming localhost, 127.0.0.1 or [::1] are answered;`);
+  console.log('  add --allowed-host <name> for each name clients use to reach this machine.\n');
 }
 
 async function service(args: string[]): Promise<void> {
   const flags = parseFlags(args, SERVICE_FLAGS);
-  const svc = createService(serviceOptionsOf(flags));
-  const { url } = await listen(svc, portOf(flags.port, 8787), flags.host ?? '127.0.0.1');
+  const options = serviceOptionsOf(flags);
+  const svc = createService(options);
+  const host = flags.host ?? '127.0.0.1';
+  const { url } = await listen(svc, portOf(flags.port, 8787), host);
   console.log(`Reference service on ${url} (data: ${flags.memory ? 'in memory' : resolve(flags.data ?? '.data')})`);
   printTokens(url);
+  hintAllowedHosts(host, options.allowedHosts ?? []);
 }
 
 function token(args: string[]): void {

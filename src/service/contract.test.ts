@@ -1,7 +1,7 @@
 /**
  * Contract tests: the official client (@gleanwork/api-client) against the reference
  * service over real HTTP, and every JSON answer checked with Ajv against the vendor's
- * published OpenAPI schemas in ../shared/spec.
+ * published OpenAPI schemas in src/contract/spec.
  */
 import { Glean, HTTPClient } from '@gleanwork/api-client';
 import * as errors from '@gleanwork/api-client/models/errors';

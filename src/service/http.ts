@@ -90,7 +90,7 @@ export function unknownKeys(obj: Record<string, unknown>, allowed: readonly stri
   return Object.keys(obj).filter((k) => !allowed.includes(k));
 }
 
-// --- The three error families of API.md ---------------------------------------------
+// --- The three error families of docs/api.md--------------------------------------------
 
 /** Custom metadata: `{ error, message? }`. */
 export function metadataError(c: Context, status: number, error: string, message?: string): Response {

@@ -199,6 +199,8 @@ describe('sandbox token minting', () => {
   it.each([
     ['an unknown scope', { scopes: ['admin'] }],
     ['a scope with a space in the group', { scopes: ['custommetadata:sa les'] }],
+    ['a prototype key as a group scope', { scopes: ['custommetadata:__proto__'] }],
+    ['an underscore in a group scope', { scopes: ['agents.run', 'custommetadata:sales_eu'] }],
     ['no scopes', { scopes: [] }],
     ['scopes as a string', { scopes: 'agents.run' }],
     ['a non-string scope', { scopes: [1] }],

@@ -1,7 +1,7 @@
-import { getRequestListener, serve } from '@hono/node-server';
+import { getRequestListener, RequestError } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { SERVICE_PREFIXES, type Service } from './app.ts';
 
 /**
@@ -24,26 +24,113 @@ export function isServicePath(url: string | undefined): boolean {
   return SERVICE_PREFIXES.some((p) => (url ?? '').startsWith(p));
 }
 
+const REQUEST_ERRORS: Record<string, string> = {
+  'Backslash in request path': 'The path contains a backslash; such paths are refused, not resolved.',
+  'Missing host header': 'The request has no Host header.',
+  'Invalid host header': 'The Host header is not a valid host name.',
+};
+
+/**
+ * node-server refuses a request it cannot turn into a `Request` (a backslash in the path, a
+ * bad or missing Host) with an empty 400; this says why, as JSON. The API family is not
+ * known yet, so the answer takes the custom-metadata shape.
+ */
+function requestErrorAnswer(err: unknown): Response {
+  const json = (status: number, body: unknown) =>
+    new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', 'x-content-type-options': 'nosniff' } });
+  if (err instanceof RequestError) {
+    return json(400, { error: 'bad request', message: REQUEST_ERRORS[err.message] ?? `The request cannot be read: ${err.message}.` });
+  }
+  console.error(`[reference-service] request failed before routing: ${(err as Error).message}`);
+  return json(500, { error: 'internal error', message: 'The request failed before it reached a route.' });
+}
+
+function requestListener(service: Service) {
+  return getRequestListener(nodeFetch(service), { errorHandler: requestErrorAnswer });
+}
+
 /** A connect-style middleware that answers the service's paths and passes the rest on. */
 export function serviceMiddleware(service: Service): Middleware {
-  const listener = getRequestListener(nodeFetch(service));
+  const listener = requestListener(service);
   return (req, res, next) => {
     if (isServicePath(req.url)) void listener(req, res);
     else next();
   };
 }
 
+export interface ServerTimeouts {
+  /** Time a client has to send the whole request head. */
+  headersTimeoutMs?: number;
+  /** Time a client has to send the whole request, body included (not the answer: streams last). */
+  requestTimeoutMs?: number;
+  /** How often Node checks the two above; its default is 30 s. */
+  checkIntervalMs?: number;
+}
+
+export const DEFAULT_TIMEOUTS = { headersTimeoutMs: 10_000, requestTimeoutMs: 60_000, checkIntervalMs: 1_000 } as const;
+
+/** What Node's parser refused, before any route could answer: status and explanation. */
+function parserRefusal(err: NodeJS.ErrnoException): [number, string, string] {
+  switch (err.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return [431, 'request header fields too large', 'The request head is larger than this server accepts (16 kB).'];
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return [408, 'request timeout', 'The request was not received in time.'];
+    default:
+      return [400, 'bad request', `The request is not valid HTTP/1.1 (${err.code ?? 'parse error'}).`];
+  }
+}
+
+const REASONS: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
+
+/**
+ * A request Node's parser refuses never reaches Hono, and Node would answer it with an
+ * empty body. This answers in the custom-metadata error shape instead (the request's path,
+ * and so its API family, is unknown at that point), when the socket can still be written.
+ */
+function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || !socket.writable || (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const [status, error, message] = parserRefusal(err);
+  const body = JSON.stringify({ error, message });
+  socket.end(
+    `HTTP/1.1 ${status} ${REASONS[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+/** Timeouts for slow clients, and JSON answers to what the parser refuses. */
+export function hardenServer(server: Server, timeouts: ServerTimeouts = {}): void {
+  const t = { ...DEFAULT_TIMEOUTS, ...timeouts };
+  server.headersTimeout = t.headersTimeoutMs;
+  server.requestTimeout = t.requestTimeoutMs;
+  server.on('clientError', answerClientError);
+}
+
 /** Serves the service alone on `host:port` (port 0 picks a free one). */
-export function listen(service: Service, port: number, host = '127.0.0.1'): Promise<{ url: string; close(): Promise<void> }> {
-  return new Promise((resolve) => {
-    const server = serve({ fetch: nodeFetch(service), port, hostname: host }, (info: AddressInfo) => {
+export function listen(
+  service: Service,
+  port: number,
+  host = '127.0.0.1',
+  timeouts: ServerTimeouts = {},
+): Promise<{ url: string; close(): Promise<void> }> {
+  const checkInterval = timeouts.checkIntervalMs ?? DEFAULT_TIMEOUTS.checkIntervalMs;
+  const listener = requestListener(service);
+  const server = createServer({ connectionsCheckingInterval: checkInterval }, (req, res) => void listener(req, res));
+  hardenServer(server, timeouts);
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      const info = server.address() as AddressInfo;
       const shownHost = host.includes(':') ? `[${host}]` : host;
       resolve({
         url: `http://${shownHost}:${info.port}`,
         close: () =>
           new Promise<void>((done) => {
             server.close(() => done());
-            (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+            server.closeAllConnections();
           }),
       });
     });

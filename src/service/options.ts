@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { ServiceOptions } from './app.ts';
+import { parseAllowedHosts } from './request-guard.ts';
 
 /** Flags the `service` and `start` commands share, turned into service options. */
 export const SERVICE_FLAGS = {
@@ -10,6 +11,7 @@ export const SERVICE_FLAGS = {
   'cors-origin': { type: 'string', multiple: true },
   'rate-limit': { type: 'string' },
   agents: { type: 'string' },
+  'allowed-host': { type: 'string', multiple: true },
 } as const;
 
 export class UsageError extends Error {}
@@ -38,6 +40,7 @@ export function serviceOptionsOf(values: {
   'cors-origin'?: string[];
   'rate-limit'?: string;
   agents?: string;
+  'allowed-host'?: string[];
 }): ServiceOptions {
   if (values.data && values.memory) throw new UsageError('Give --data DIR or --memory, not both.');
   const origins = values['cors-origin'] ?? [];
@@ -51,8 +54,11 @@ export function serviceOptionsOf(values: {
       throw new UsageError('--rate-limit takes requests per minute per token, 0 for none.');
     }
   }
+  const allowed = parseAllowedHosts(values['allowed-host'] ?? []);
+  if (allowed.problem) throw new UsageError(allowed.problem);
   return {
     dataDir: values.data,
+    allowedHosts: allowed.hosts,
     memory: values.memory,
     corsOrigins: origins,
     rateLimitPerMinute,

@@ -1,5 +1,5 @@
 /**
- * Persistence (API.md section 6): data survives a restart on the same data directory,
+ * Persistence (docs/api.md, "Reference service only"): data survives a restart on the same data directory,
  * the demo seed is applied once, tokens are stored only as hashes, and the CLI mints
  * tokens a service on that directory accepts.
  */
@@ -148,11 +148,14 @@ describe('the token command', () => {
     expect((await call(service, 'GET', SCHEMA('hr'), { token: TOKENS.hr })).status).toBe(200);
   });
 
-  it('refuses an unknown scope with exit code 2 and a message on stderr, minting nothing', async () => {
-    const out = await run(['token', '--data', dir, '--scope', 'custommetadata:sales', '--scope', 'admin:everything']);
-    expect(out.code).toBe(2);
-    expect(out.stdout).toBe('');
-    expect(out.stderr).toContain('admin:everything');
-    expect(readdirSync(dir)).toEqual([]);
-  });
+  it.each(['admin:everything', 'custommetadata:__proto__', 'custommetadata:sales_eu'])(
+    'refuses the scope %s, outside the grammar, with exit code 2 and a message on stderr, minting nothing',
+    async (scope) => {
+      const out = await run(['token', '--data', dir, '--scope', 'custommetadata:sales', '--scope', scope]);
+      expect(out.code).toBe(2);
+      expect(out.stdout).toBe('');
+      expect(out.stderr).toContain(scope);
+      expect(readdirSync(dir)).toEqual([]);
+    },
+  );
 });

@@ -1,5 +1,5 @@
 /**
- * Tokens and scopes against every endpoint (API.md section 1): custom metadata answers 401
+ * Tokens and scopes against every endpoint (docs/api.md, "Tokens and scopes"): custom metadata answers 401
  * for a missing, unknown or not-covering token; the agent families answer 401 for a
  * missing or unknown token and 403 for a valid token without agents.run. Each refusal
  * carries its family's error body.

@@ -1,6 +1,6 @@
 /**
  * Helpers for the service's tests: requests in process or over real HTTP, and checks of
- * the three error-body families of API.md. Test-only; nothing in the service imports it.
+ * the three error-body families of docs/api.md. Test-only; nothing in the service imports it.
  */
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, expect } from 'vitest';
@@ -125,7 +125,7 @@ export function rawCall(baseUrl: string, method: string, path: string, options: 
   });
 }
 
-// --- The error families of API.md ----------------------------------------------------
+// --- The error families of docs/api.md ----------------------------------------------------
 
 /** Custom metadata: `{ "error": string, "message"?: string }`, JSON. */
 export function expectMetadataError(a: Answer, status: number): void {

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { Middleware } from './node.ts';
+import { isAllowedHost, unsafePathProblem } from './request-guard.ts';
 
 /**
  * The console's own server forwards API requests to production instances named at start
@@ -10,8 +11,30 @@ import type { Middleware } from './node.ts';
  */
 
 const FORWARDED_REQUEST_HEADERS = ['authorization', 'content-type', 'accept', 'accept-language', 'last-event-id'];
-// Hop-by-hop headers, and the ones fetch invalidates by decoding the body.
-const DROPPED_RESPONSE_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-encoding', 'content-length', 'set-cookie']);
+
+/**
+ * What an upstream may say on the console's origin, where tokens live. Everything else is
+ * dropped: its CORS headers would widen this origin's policy, Set-Cookie would plant cookies
+ * here, Location would navigate, and WWW-Authenticate: Basic would pop a login dialog.
+ */
+const FORWARDED_RESPONSE_HEADERS = new Set([
+  'content-type',
+  'cache-control',
+  'retry-after',
+  'deprecation',
+  'sunset',
+  'link',
+  'x-request-id',
+  'request-id',
+  'x-correlation-id',
+  'ratelimit',
+  'ratelimit-policy',
+]);
+const FORWARDED_RESPONSE_HEADER_PREFIXES = ['x-ratelimit-', 'ratelimit-'];
+
+/** Content types the console reads; anything else (HTML, scripts, SVG) never reaches its origin. */
+const FORWARDED_CONTENT_TYPES = new Set(['application/json', 'application/problem+json', 'text/event-stream', 'text/plain']);
+
 const API_PATH = /^\/(rest|api)\//;
 
 export const UPSTREAM_PREFIX = '/upstream/';
@@ -27,17 +50,30 @@ export function upstreamProblem(value: string): string | null {
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
   res.end(JSON.stringify(body));
 }
 
-export function upstreamProxy(upstreams: readonly string[]): Middleware {
+/**
+ * `allowedHosts`: Host names besides loopback ones that may use the proxy (`--allowed-host`),
+ * as for the service: a rebound foreign name must not reach the instances behind it.
+ */
+export function upstreamProxy(upstreams: readonly string[], allowedHosts: readonly string[] = []): Middleware {
   const byHost = new Map(upstreams.map((u) => [new URL(u).host.toLowerCase(), new URL(u).origin]));
   const list = [...byHost.values()];
   return (req, res, next) => {
     const url = req.url ?? '';
-    if (url === UPSTREAMS_INFO_PATH && req.method === 'GET') return sendJson(res, 200, { upstreams: list });
-    if (!url.startsWith(UPSTREAM_PREFIX)) return next();
+    const mine = url === UPSTREAMS_INFO_PATH || url.startsWith(UPSTREAM_PREFIX);
+    if (!mine) return next();
+    if (!isAllowedHost(req.headers.host, allowedHosts)) {
+      return sendJson(res, 403, {
+        error: 'host not allowed',
+        message: `This console's server answers only on loopback names or those given with --allowed-host; not "${req.headers.host ?? ''}".`,
+      });
+    }
+    if (url === UPSTREAMS_INFO_PATH) {
+      return req.method === 'GET' ? sendJson(res, 200, { upstreams: list }) : sendJson(res, 405, { error: 'method not allowed', message: 'Use GET.' });
+    }
     const rest = url.slice(UPSTREAM_PREFIX.length);
     const slash = rest.indexOf('/');
     const host = (slash < 0 ? rest : rest.slice(0, slash)).toLowerCase();
@@ -51,10 +87,14 @@ export function upstreamProxy(upstreams: readonly string[]): Middleware {
           : `This console's server was started without upstreams; start it with npm start -- --upstream <instance origin> to forward to "${host}".`,
       });
     }
-    if (!API_PATH.test(path)) {
+    const unsafe = unsafePathProblem(path);
+    if (unsafe) return sendJson(res, 400, { error: 'path not allowed', message: unsafe });
+    // The URL the upstream will be asked for, as fetch will normalize it; the decision is taken on that.
+    const target = new URL(`${origin}${path}`);
+    if (target.origin !== origin || !API_PATH.test(target.pathname)) {
       return sendJson(res, 404, { error: 'not forwarded', message: 'Only API paths (/rest/… and /api/…) are forwarded to an upstream.' });
     }
-    void forward(req, res, `${origin}${path}`);
+    void forward(req, res, target.href);
   };
 }
 
@@ -84,21 +124,50 @@ async function forward(req: IncomingMessage, res: ServerResponse, target: string
     }
     return;
   }
-  const out: Record<string, string> = {};
+  const origin = new URL(target).origin;
+  if (upstream.status >= 300 && upstream.status < 400) {
+    void upstream.body?.cancel();
+    return sendJson(res, 502, {
+      error: 'bad gateway',
+      message: `The upstream ${origin} answered ${upstream.status}, a redirect${upstream.headers.has('location') ? ` to ${upstream.headers.get('location')}` : ''}; the console's server does not follow redirects. Check the instance URL.`,
+    });
+  }
+  const type = (upstream.headers.get('content-type') ?? '').split(';', 1)[0]!.trim().toLowerCase();
+  const reader = upstream.body?.getReader();
+  let first: Awaited<ReturnType<NonNullable<typeof reader>['read']>> | undefined;
+  if (!FORWARDED_CONTENT_TYPES.has(type)) {
+    // No content type is acceptable only for an empty answer (a bare 200 or 204), which nothing can interpret.
+    if (type === '' && reader) first = await reader.read().catch(() => undefined);
+    if (type !== '' || (first !== undefined && !first.done)) {
+      void reader?.cancel().catch(() => {});
+      return sendJson(res, 502, {
+        error: 'bad gateway',
+        message: `The upstream ${origin} answered ${upstream.status} with ${type ? `content type ${type}` : 'no content type'}; only JSON, problem+json, event streams and plain text are passed on to the console.`,
+      });
+    }
+  }
+  const out: Record<string, string> = { 'x-content-type-options': 'nosniff' };
   upstream.headers.forEach((value, name) => {
-    if (!DROPPED_RESPONSE_HEADERS.has(name)) out[name] = value;
+    if (FORWARDED_RESPONSE_HEADERS.has(name) || FORWARDED_RESPONSE_HEADER_PREFIXES.some((p) => name.startsWith(p))) out[name] = value;
   });
   res.writeHead(upstream.status, out);
   res.flushHeaders();
-  if (!upstream.body) return void res.end();
+  if (!reader) return void res.end();
   try {
-    for await (const chunk of upstream.body as unknown as AsyncIterable<Uint8Array>) {
+    for (;;) {
+      const { done, value } = first ?? (await reader.read());
+      first = undefined;
+      if (done) break;
       // One write per chunk as it arrives: events are never held back.
-      if (!res.write(chunk)) await new Promise((r) => res.once('drain', r));
+      // A client that leaves while the socket is full never drains: 'close' ends the wait too.
+      if (!res.write(value)) await new Promise((r) => (res.once('drain', r), res.once('close', r)));
     }
   } catch {
-    // The client left or the upstream broke off; either way the answer ends here.
-  } finally {
-    res.end();
+    // The upstream broke off (or the client left). Ending normally would tell the browser the
+    // answer was complete: a broken run would show as done. Destroying the socket makes it a
+    // network error there too.
+    res.destroy();
+    return;
   }
+  res.end();
 }

@@ -1,7 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import type { Plugin } from 'vite';
 import { createService, type Service, type ServiceOptions } from './app.ts';
 import { serviceOptionsFromEnv, upstreamsFromEnv } from './options.ts';
-import { serviceMiddleware } from './node.ts';
+import { hardenServer, serviceMiddleware } from './node.ts';
+import { pageSecurityHeaders } from './security-headers.ts';
 import { upstreamProxy } from './upstream-proxy.ts';
 
 /**
@@ -13,7 +15,9 @@ import { upstreamProxy } from './upstream-proxy.ts';
 export function referenceService(options: ServiceOptions = serviceOptionsFromEnv(), upstreams: string[] = upstreamsFromEnv()): Plugin {
   let service: Service | undefined;
   const get = () => (service ??= createService(options));
-  const closeOnExit = (server: { httpServer?: { on(event: 'close', cb: () => void): unknown } | null }) => {
+  const attach = (server: { httpServer?: import('node:http').Server | import('node:http2').Http2SecureServer | null }) => {
+    // Vite's dev server may be HTTP/2 (https); only a plain HTTP/1 server has Node's parser errors to answer.
+    if (server.httpServer && 'headersTimeout' in server.httpServer) hardenServer(server.httpServer);
     server.httpServer?.on('close', () => {
       service?.close();
       service = undefined;
@@ -22,14 +26,32 @@ export function referenceService(options: ServiceOptions = serviceOptionsFromEnv
   return {
     name: 'reference-service',
     configureServer(server) {
-      server.middlewares.use(upstreamProxy(upstreams));
+      server.middlewares.use(upstreamProxy(upstreams, options.allowedHosts));
       server.middlewares.use(serviceMiddleware(get()));
-      closeOnExit(server);
+      attach(server);
     },
     configurePreviewServer(server) {
-      server.middlewares.use(upstreamProxy(upstreams));
+      server.middlewares.use(upstreamProxy(upstreams, options.allowedHosts));
       server.middlewares.use(serviceMiddleware(get()));
-      closeOnExit(server);
+      attach(server);
+    },
+  };
+}
+
+/**
+ * The console's pages carry the security headers of security-headers.ts, in `npm run dev`
+ * and `npm start` (Vite's preview server) alike. Separate from the service plugin: the
+ * Vitest browser project mounts the service but runs its own test page, inline scripts and all.
+ */
+export function pageSecurity(): Plugin {
+  return {
+    name: 'page-security-headers',
+    config(_config, { command, isPreview }) {
+      if (command !== 'serve' || isPreview) return { preview: { headers: pageSecurityHeaders() } };
+      // The dev server injects inline scripts (React Refresh's preamble) and styles; Vite marks
+      // each with this nonce, new at every start. Builds have no inline code and need none.
+      const nonce = randomBytes(18).toString('base64');
+      return { server: { headers: pageSecurityHeaders({ dev: { nonce } }) }, html: { cspNonce: nonce } };
     },
   };
 }

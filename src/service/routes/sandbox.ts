@@ -2,10 +2,10 @@ import { Hono, type Context } from 'hono';
 import { bodyLimit } from '../body-limit.ts';
 import { isKnownScopeShape } from '../../contract/scopes.ts';
 import { closeAfterTooLarge, isPlainObject, metadataError, readJson, unknownKeys, type Env } from '../http.ts';
+import { isAllowedHost } from '../request-guard.ts';
 import type { RunLog } from '../run-log.ts';
 import { newTokenString, type Store } from '../store.ts';
 
-const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d+)?$/i;
 
 /**
  * Only the console's own page, or a program on this machine, may use the sandbox routes:
@@ -13,10 +13,10 @@ const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d+)?$/i;
  * very origin, and the body must be JSON, which a cross-origin form or no-cors fetch
  * cannot send without a preflight this service never answers.
  */
-function sameOriginOnly(c: Context<Env>): Response | undefined {
+function sameOriginOnly(c: Context<Env>, allowedHosts: readonly string[]): Response | undefined {
   const host = c.req.header('host') ?? '';
-  if (!LOOPBACK_HOST.test(host)) {
-    return metadataError(c, 403, 'forbidden', 'The sandbox routes answer only on a loopback address (localhost, 127.0.0.1).');
+  if (!isAllowedHost(host, allowedHosts)) {
+    return metadataError(c, 403, 'forbidden', 'The sandbox routes answer only on a loopback address (localhost, 127.0.0.1) or a name given with --allowed-host.');
   }
   const site = c.req.header('sec-fetch-site');
   if (site !== undefined && site !== 'same-origin' && site !== 'none') {
@@ -33,7 +33,7 @@ function sameOriginOnly(c: Context<Env>): Response | undefined {
   return undefined;
 }
 
-export function sandboxRoutes(store: Store, info: () => Record<string, unknown>, runLog: RunLog) {
+export function sandboxRoutes(store: Store, info: () => Record<string, unknown>, runLog: RunLog, allowedHosts: readonly string[] = []) {
   const app = new Hono<Env>();
   app.use(
     bodyLimit({
@@ -44,7 +44,7 @@ export function sandboxRoutes(store: Store, info: () => Record<string, unknown>,
       },
     }),
   );
-  app.use(async (c, next) => sameOriginOnly(c) ?? (await next()));
+  app.use(async (c, next) => sameOriginOnly(c, allowedHosts) ?? (await next()));
 
   app.get('/info', (c) => c.json({ service: 'reference', ...info() }));
 

@@ -4,9 +4,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The repository root; CI clones it with `shared/` beside it. */
-const REPO_ROOT = fileURLToPath(new URL('../../..', import.meta.url));
-export const SPEC_DIR = path.resolve(REPO_ROOT, '../shared/spec');
+/** The vendor's public schemas, kept in the repository so a clone tests on its own (see its README). */
+export const SPEC_DIR = fileURLToPath(new URL('../../contract/spec', import.meta.url));
 
 export type SpecName = 'indexing' | 'client_rest' | 'platform';
 

@@ -1,0 +1,236 @@
+/**
+ * The bare service on a real socket, against what arrives before any route decides:
+ * foreign Host names (DNS rebinding), paths with dot segments or encoded slashes, requests
+ * Node's own parser refuses, and slow clients. Requests are written byte for byte, so no
+ * client library resolves or re-encodes a path on the way.
+ */
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createService, type Service, type ServiceOptions } from './app.ts';
+import { listen, type ServerTimeouts } from './node.ts';
+import { serviceOptionsOf, UsageError } from './options.ts';
+import { expectFamilyError, expectMetadataError, expectProblem, TOKENS, type Answer, type Family } from './test-http.ts';
+
+interface Running {
+  service: Service;
+  port: number;
+  close(): Promise<void>;
+}
+
+async function run(options: ServiceOptions = {}, timeouts: ServerTimeouts = {}): Promise<Running> {
+  const service = createService({ memory: true, rateLimitPerMinute: 0, ...options });
+  const server = await listen(service, 0, '127.0.0.1', timeouts);
+  return {
+    service,
+    port: Number(new URL(server.url).port),
+    close: async () => {
+      await server.close();
+      service.close();
+    },
+  };
+}
+
+/** Sends `text` as is and reads the answer until the server closes the connection. */
+function rawExchange(port: number, text: string | Buffer, { waitForClose = true } = {}): Promise<Answer & { raw: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      const split = raw.indexOf('\r\n\r\n');
+      const head = split < 0 ? raw : raw.slice(0, split);
+      const body = split < 0 ? '' : raw.slice(split + 4);
+      const [statusLine, ...lines] = head.split('\r\n');
+      const headers = new Headers();
+      for (const line of lines) {
+        const colon = line.indexOf(':');
+        if (colon > 0) headers.append(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
+      }
+      let json: unknown;
+      try {
+        json = JSON.parse(body);
+      } catch {
+        json = undefined;
+      }
+      resolve({
+        raw,
+        status: Number(/^HTTP\/1\.1 (\d{3})/.exec(statusLine ?? '')?.[1] ?? 0),
+        headers,
+        contentType: headers.get('content-type') ?? '',
+        text: body,
+        json,
+      });
+    });
+    socket.write(text);
+    if (!waitForClose) socket.end();
+  });
+}
+
+/** A complete request with `Connection: close`; the path and Host exactly as given. */
+function send(port: number, method: string, path: string, options: { host?: string; token?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+  const body = options.body === undefined ? '' : JSON.stringify(options.body);
+  const lines = [
+    `${method} ${path} HTTP/1.1`,
+    `Host: ${options.host ?? `127.0.0.1:${port}`}`,
+    'Connection: close',
+    ...(options.token ? [`Authorization: Bearer ${options.token}`] : []),
+    ...(body ? ['Content-Type: application/json', `Content-Length: ${Buffer.byteLength(body)}`] : []),
+    ...Object.entries(options.headers ?? {}).map(([k, v]) => `${k}: ${v}`),
+  ];
+  return rawExchange(port, `${lines.join('\r\n')}\r\n\r\n${body}`);
+}
+
+const PROBES: { family: Family; method: string; path: string; token: string; body?: unknown }[] = [
+  { family: 'metadata', method: 'GET', path: '/rest/api/index/custom-metadata/schema/sales', token: TOKENS.sales },
+  { family: 'legacy', method: 'POST', path: '/rest/api/v1/agents/search', token: TOKENS.agents, body: {} },
+  { family: 'platform', method: 'POST', path: '/api/agents/search', token: TOKENS.agents, body: {} },
+  { family: 'metadata', method: 'GET', path: '/sandbox/info', token: TOKENS.sales },
+];
+
+describe('Host names', () => {
+  let svc: Running;
+  beforeAll(async () => {
+    svc = await run();
+  });
+  afterAll(() => svc.close());
+
+  it.each(PROBES)('$family $path: a foreign Host (DNS rebinding) → 403 in the family format, nothing answered', async (p) => {
+    for (const host of ['evil.example', `evil.example:${svc.port}`, 'localhost.evil.example', '127.0.0.1.evil.example', '10.0.0.5']) {
+      const a = await send(svc.port, p.method, p.path, { host, token: p.token, body: p.body });
+      expectFamilyError(p.family, a, 403);
+      expect(a.text).toMatch(/allowed-host/);
+      expect(a.text).not.toMatch(/metadataKeys|"agents"|"service"/);
+      if (p.family === 'platform') expectProblem(a, 403, 'host_not_allowed');
+    }
+  });
+
+  it.each(PROBES)('$family $path: loopback names are answered', async (p) => {
+    for (const host of ['localhost', `localhost:${svc.port}`, `127.0.0.1:${svc.port}`, `[::1]:${svc.port}`, 'LOCALHOST']) {
+      const a = await send(svc.port, p.method, p.path, { host, token: p.token, body: p.body });
+      expect({ host, status: a.status }).toEqual({ host, status: 200 });
+    }
+  });
+
+  it('API answers carry X-Content-Type-Options: nosniff, refusals too', async () => {
+    expect((await send(svc.port, 'GET', PROBES[0]!.path, { token: TOKENS.sales })).headers.get('x-content-type-options')).toBe('nosniff');
+    expect((await send(svc.port, 'GET', PROBES[0]!.path, { host: 'evil.example', token: TOKENS.sales })).headers.get('x-content-type-options')).toBe('nosniff');
+  });
+
+  describe('with --allowed-host', () => {
+    let named: Running;
+    beforeAll(async () => {
+      named = await run(serviceOptionsOf({ 'allowed-host': ['console.example,Demo.Example'], memory: true }));
+    });
+    afterAll(() => named.close());
+
+    it.each(PROBES)('$family $path: a name given is answered, with or without a port; others still 403', async (p) => {
+      for (const host of ['console.example', `console.example:${named.port}`, 'demo.example', 'localhost']) {
+        const a = await send(named.port, p.method, p.path, { host, token: p.token, body: p.body });
+        expect({ host, status: a.status }).toEqual({ host, status: 200 });
+      }
+      expectFamilyError(p.family, await send(named.port, p.method, p.path, { host: 'evil.example', token: p.token, body: p.body }), 403);
+    });
+  });
+
+  it.each([
+    [['console.example'], ['console.example']],
+    [['a.example,b.example', ' c.example '], ['a.example', 'b.example', 'c.example']],
+    [['[::1]', 'MyBox'], ['[::1]', 'mybox']],
+  ])('--allowed-host %j gives %j', (values, hosts) => {
+    expect(serviceOptionsOf({ 'allowed-host': values }).allowedHosts).toEqual(hosts);
+  });
+
+  it.each(['http://console.example', 'console.example:8080', 'console.example/path', '*.example', 'a b'])('--allowed-host %s is a usage error', (value) => {
+    expect(() => serviceOptionsOf({ 'allowed-host': [value] })).toThrow(UsageError);
+  });
+});
+
+describe('paths are refused, not resolved', () => {
+  let svc: Running;
+  beforeAll(async () => {
+    svc = await run();
+  });
+  afterAll(() => svc.close());
+
+  it.each([
+    ['encoded dot segments into the sandbox', 'metadata', 'GET', '/rest/api/%2e%2e/%2e%2e/sandbox/info', TOKENS.sales],
+    ['upper-case encoded dot segments', 'metadata', 'GET', '/rest/api/%2E%2E/%2E%2E/sandbox/info', TOKENS.sales],
+    ['a dot-dot segment into another group', 'metadata', 'GET', '/rest/api/index/custom-metadata/schema/sales/../hr', TOKENS.sales],
+    ['a dot-dot segment with the right scope too', 'metadata', 'GET', '/rest/api/index/custom-metadata/schema/sales/../hr', TOKENS.global],
+    ['a single dot segment', 'metadata', 'GET', '/rest/api/index/./custom-metadata/schema/sales', TOKENS.sales],
+    ['an encoded slash in a group', 'metadata', 'GET', '/rest/api/index/custom-metadata/schema/sa%2Fles', TOKENS.global],
+    ['an encoded slash and dots in a group', 'metadata', 'PUT', '/rest/api/index/custom-metadata/schema/sales%2F..%2Fhr', TOKENS.global],
+    ['a backslash', 'metadata', 'GET', '/rest/api/index/custom-metadata/schema/sales\\..\\hr', TOKENS.global],
+    ['an encoded backslash', 'metadata', 'GET', '/rest/api/index/custom-metadata/schema/sales%5Chr', TOKENS.global],
+    ['dot segments in a document id', 'metadata', 'PUT', '/rest/api/index/document/..%2F../custom-metadata/sales', TOKENS.sales],
+    ['a dot-dot document id', 'metadata', 'PUT', '/rest/api/index/document/%2e%2e/custom-metadata/sales', TOKENS.sales],
+    ['dot segments in a legacy path', 'legacy', 'POST', '/rest/api/v1/agents/runs/%2e%2e/search', TOKENS.agents],
+    ['dot segments in a platform path', 'platform', 'POST', '/api/agents/x/%2e%2e/%2e%2e/agents/search', TOKENS.agents],
+    ['an encoded slash in an agent id', 'platform', 'GET', '/api/agents/echo-assistant%2Fschemas', TOKENS.agents],
+  ] as const)('%s → 400 in the family format; nothing changes', async (_what, family, method, path, token) => {
+    const before = JSON.stringify([svc.service.store.countGroups(), svc.service.store.getDocValues('../..', 'sales')]);
+    const body = method === 'GET' ? undefined : method === 'PUT' && path.includes('/document/')
+      ? { customMetadata: [{ name: 'status', value: 'x' }] }
+      : method === 'PUT' ? { metadataKeys: [{ name: 'status', propertyType: 'TEXT' }] } : {};
+    const a = await send(svc.port, method, path, { token, body });
+    expectFamilyError(family, a, 400);
+    expect(a.text).toMatch(/dot segment|slash|backslash/);
+    expect(JSON.stringify([svc.service.store.countGroups(), svc.service.store.getDocValues('../..', 'sales')])).toBe(before);
+  });
+
+  it('a document id with encoded slashes (a URL-shaped id) is data, not path: stored under the decoded id', async () => {
+    const a = await send(svc.port, 'PUT', '/rest/api/index/document/https:%2F%2Fwiki.example%2Fpage%2F1/custom-metadata/sales', {
+      token: TOKENS.sales,
+      body: { customMetadata: [{ name: 'status', value: 'open' }] },
+    });
+    expect(a.status).toBe(200);
+    expect(svc.service.store.getDocValues('https://wiki.example/page/1', 'sales')).toEqual([{ name: 'status', value: 'open' }]);
+  });
+
+  it('a query string is not a path: dots and encoded slashes there are fine', async () => {
+    const a = await send(svc.port, 'GET', '/rest/api/index/custom-metadata/schema/sales?next=%2F..%2Fhr', { token: TOKENS.sales });
+    expect(a.status).toBe(200);
+  });
+});
+
+describe("what Node's parser refuses gets a JSON body", () => {
+  let svc: Running;
+  beforeAll(async () => {
+    svc = await run({}, { headersTimeoutMs: 400, requestTimeoutMs: 800, checkIntervalMs: 100 });
+  });
+  afterAll(() => svc.close());
+
+  it.each([
+    ['a malformed request line', 'GARBAGE\r\n\r\n'],
+    ['a space in the path', 'GET /rest/api/index/custom metadata HTTP/1.1\r\nHost: localhost\r\n\r\n'],
+    ['an unknown HTTP version', 'GET /sandbox/info HTTP/9.9\r\nHost: localhost\r\n\r\n'],
+    ['a header without a colon', 'GET /sandbox/info HTTP/1.1\r\nHost: localhost\r\nbroken header\r\n\r\n'],
+    ['conflicting Content-Length and Transfer-Encoding', 'POST /api/agents/search HTTP/1.1\r\nHost: localhost\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n{}'],
+    ['a bad chunk size', 'POST /api/agents/search HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\nzz\r\n{}\r\n0\r\n\r\n'],
+  ])('%s → 400 with an {error, message} body', async (_what, text) => {
+    const a = await rawExchange(svc.port, text);
+    expectMetadataError(a, 400);
+    expect(a.headers.get('connection')).toBe('close');
+  });
+
+  it('a request head over 16 kB → 431 with an {error, message} body', async () => {
+    const a = await rawExchange(svc.port, `GET /sandbox/info HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expectMetadataError(a, 431);
+  });
+
+  it('a client that never finishes its request head → 408 with an {error, message} body, and the socket closed', async () => {
+    const a = await rawExchange(svc.port, 'GET /sandbox/info HTTP/1.1\r\nHost: localhost\r\nX-Slow: ');
+    expectMetadataError(a, 408);
+  });
+
+  it('a client that never finishes its body → 408 with an {error, message} body, and the service still answers others', async () => {
+    const a = await rawExchange(
+      svc.port,
+      `POST /api/agents/search HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${TOKENS.agents}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`,
+    );
+    expectMetadataError(a, 408);
+    expect((await send(svc.port, 'GET', '/sandbox/info')).status).toBe(200);
+  });
+});
