@@ -111,7 +111,7 @@ export class RunsPage {
     this.preview = this.main.getByLabel('Request body preview');
 
     this.output = this.main.getByRole('region', { name: 'Run', exact: true });
-    this.status = this.output.getByRole('status');
+    this.status = this.output.locator('.response-head [role="status"]');
     this.eventCount = this.output.getByTestId('event-count');
     this.warningCount = this.output.locator('dl.counters div').filter({ hasText: 'Warnings' }).locator('dd');
     this.transcript = this.output.getByLabel('Transcript');

@@ -1,4 +1,5 @@
 import type { ApiError } from '../lib/api-client';
+import { CopyButton } from './copy-button';
 import { ResponseMetaView } from './response-meta';
 
 /** The parts of a failed answer every error view shows: a non-JSON body as received, and the response details. */
@@ -14,6 +15,7 @@ export function ErrorDetails({ error }: { error: ApiError }) {
       {error.meta && (
         <details>
           <summary>Response details</summary>
+          {error.meta.rawBody && <CopyButton text={error.meta.rawBody} label="Copy response body" />}
           <ResponseMetaView meta={error.meta} />
         </details>
       )}

@@ -7,6 +7,14 @@ export interface ServiceInfo {
   groups: number;
   /** Groups with a schema (older services do not say). */
   groupNames?: string[];
+  /** The public demo tokens the service was seeded with. */
+  demoTokens?: DemoToken[];
+}
+
+export interface DemoToken {
+  token: string;
+  label: string;
+  scopes: string[];
 }
 
 /** Answers only on the console's own origin, where the reference service is mounted; elsewhere it fails, and callers show nothing. */

@@ -8,7 +8,7 @@ import { sandboxRoutes } from './routes/sandbox.ts';
 import type { RunObserver } from './runs.ts';
 import { isAllowedHost, unsafePathProblem } from './request-guard.ts';
 import { RUN_POST_PATH, RunLog } from './run-log.ts';
-import { seedIfEmpty } from './seed.ts';
+import { DEMO_TOKENS, seedIfEmpty } from './seed.ts';
 import { Store, type StoreOptions } from './store.ts';
 
 export interface ServiceOptions extends StoreOptions {
@@ -124,7 +124,13 @@ export function createApp(store: Store, catalog: AgentCatalog, options: ServiceO
   app.route(PLATFORM_BASE, platformAgentRoutes(store, catalog, runOptions));
   app.route(
     '/sandbox',
-    sandboxRoutes(store, () => ({ agents: catalog.agents.length, groups: store.countGroups(), groupNames: store.groupNames() }), runLog, allowedHosts),
+    sandboxRoutes(
+      store,
+      // The demo tokens are public sandbox strings (README); the console offers them to a first-time user.
+      () => ({ agents: catalog.agents.length, groups: store.countGroups(), groupNames: store.groupNames(), demoTokens: DEMO_TOKENS }),
+      runLog,
+      allowedHosts,
+    ),
   );
 
   app.notFound((c) => familyError(c, 404, `No endpoint ${c.req.method} ${new URL(c.req.url).pathname}.`));

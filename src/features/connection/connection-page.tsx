@@ -2,6 +2,7 @@ import { useProfiles } from './connection-provider';
 import { useServiceInfo } from '../../lib/console-info';
 import { newProfileId } from './profiles';
 import { SandboxPanel } from './sandbox-panel';
+import { StartHere } from './start-here';
 import { PageTitle } from '../../components/page-title';
 
 export function ConnectionPage() {
@@ -20,6 +21,8 @@ export function ConnectionPage() {
           </p>
         )}
       </div>
+
+      <StartHere />
 
       <section className="panel" aria-labelledby="profiles-heading">
         <h2 id="profiles-heading">Profiles</h2>

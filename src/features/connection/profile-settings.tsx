@@ -3,6 +3,7 @@ import { maskToken } from '../../lib/connection';
 import { useProfiles } from './connection-provider';
 import { useUpstreams } from '../../lib/console-info';
 import { parseScopes, type Profile } from './profiles';
+import { TokenCheck } from './token-check';
 import { TokenField } from './token-field';
 
 function validDirectUrl(text: string): string | null {
@@ -27,6 +28,8 @@ export function ProfileSettings() {
     setScopesText(active.scopes.join(' '));
     setTargetText(active.target);
   }
+  // Scopes set elsewhere (a demo token's) replace the text; the user's own typing is left as typed.
+  if (shownFor === active.id && parseScopes(scopesText).join(' ') !== active.scopes.join(' ')) setScopesText(active.scopes.join(' '));
   const urlProblem = active.mode === 'direct' ? validDirectUrl(targetText) : null;
 
   const setMode = (mode: Profile['mode']) => {
@@ -86,6 +89,7 @@ export function ProfileSettings() {
       )}
       <TokenField token={token} screenShare={state.screenShare} onChange={setToken} />
       {token && <p className="hint">Token: <code>{maskToken(token, state.screenShare)}</code></p>}
+      <TokenCheck />
       <div className="field checkbox">
         <input id={ids.remember} type="checkbox" checked={active.remember} onChange={(e) => update(active.id, { remember: e.target.checked })} />
         <label htmlFor={ids.remember}>Remember on this device</label>

@@ -4,6 +4,7 @@ import type { ApiResponse } from '../../lib/api-client';
 import { ResponseMetaView } from '../../components/response-meta';
 import { Tabs } from '../../components/tabs';
 import { TableScroll } from '../../components/table-scroll';
+import { CopyButton } from '../../components/copy-button';
 
 /** A group's keys, the raw answer and the response details. */
 export function SchemaView({ response, group }: { response: ApiResponse<MetadataSchema>; group: string }) {
@@ -48,7 +49,16 @@ export function SchemaView({ response, group }: { response: ApiResponse<Metadata
             <p>This schema has no keys.</p>
           ),
         },
-        { id: 'raw', label: 'Raw JSON', content: <pre className="raw">{JSON.stringify(response.data, null, 2)}</pre> },
+        {
+          id: 'raw',
+          label: 'Raw JSON',
+          content: (
+            <>
+              <CopyButton text={response.rawBody} label="Copy response body" />
+              <pre className="raw">{JSON.stringify(response.data, null, 2)}</pre>
+            </>
+          ),
+        },
         { id: 'response', label: 'Response', content: <ResponseMetaView meta={response} /> },
       ]}
     />

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { useNavigate, useParams } from 'react-router';
+import { Link, useNavigate, useParams } from 'react-router';
 import { nameProblem } from '../../contract/names';
 import { GLOBAL_SCOPE, scopesCoverGroup, scopesThatCover } from '../../contract/scopes';
 import { ApiError, notConnected } from '../../lib/api-client';
@@ -92,7 +92,12 @@ function GroupSchema({ group }: { group: string }) {
           )}
         </div>
       )}
-      {!connection.token && <p className="warning">This profile has no token: the service will answer 401. Paste one in the connection panel.</p>}
+      {!connection.token && (
+        <p className="warning">
+          This profile has no token: the service will answer 401. Paste one in the connection panel, or <Link to="/connection">start here</Link> for demo
+          tokens and the scopes each page needs.
+        </p>
+      )}
       <p role="status" className="notice">
         {notice}
       </p>

@@ -4,6 +4,7 @@ import { ResponseMetaView } from '../../../components/response-meta';
 import { isActive, type RunState } from '../model/run-machine';
 import type { StreamLog, TimelineEntry } from '../model/stream-log';
 import { formatBytes, formatCount } from '../../../lib/format';
+import { CopyButton } from '../../../components/copy-button';
 
 const ROW_HEIGHT = 30;
 
@@ -45,6 +46,7 @@ function EventDetail({ entry }: { entry: TimelineEntry }) {
         <label className="field checkbox">
           <input type="checkbox" checked={raw} onChange={(e) => setRaw(e.target.checked)} /> Raw data
         </label>
+        <CopyButton text={entry.data} label="Copy event data" />
       </div>
       {entry.warning && <p className="warn">⚠ {entry.warning}</p>}
       <pre className="raw">{raw ? entry.data : pretty(entry.data)}</pre>
@@ -154,7 +156,10 @@ export function StreamOutput({ log, state }: { log: StreamLog; state: RunState }
           </div>
         )}
       </dl>
-      <h3>Transcript</h3>
+      <div className="toolbar">
+        <h3>Transcript</h3>
+        <CopyButton text={log.transcriptText} label="Copy transcript" />
+      </div>
       <div className="transcript" aria-label="Transcript">
         {log.transcript.map((text, i) => (
           <TranscriptChunk key={i} text={text} />

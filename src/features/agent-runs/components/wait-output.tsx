@@ -3,6 +3,7 @@ import { transcriptOf, type RunWaitResponse } from '../../../contract/agents';
 import { ResponseMetaView } from '../../../components/response-meta';
 import { Tabs } from '../../../components/tabs';
 import type { ApiResponse } from '../../../lib/api-client';
+import { CopyButton } from '../../../components/copy-button';
 
 /** A waited run's answer: its messages, the raw JSON and the response's details. */
 export function WaitOutput({ answer }: { answer: ApiResponse<RunWaitResponse> }) {
@@ -19,6 +20,8 @@ export function WaitOutput({ answer }: { answer: ApiResponse<RunWaitResponse> })
           id: 'transcript',
           label: 'Transcript',
           content: (
+            <>
+            <CopyButton text={messages.map((m) => `${m?.role}: ${transcriptOf([m])}`).join('\n')} label="Copy transcript" />
             <div className="transcript" aria-label="Transcript">
               {messages.map((m, i) => (
                 <p key={i}>
@@ -27,9 +30,19 @@ export function WaitOutput({ answer }: { answer: ApiResponse<RunWaitResponse> })
                 </p>
               ))}
             </div>
+            </>
           ),
         },
-        { id: 'raw', label: 'Raw JSON', content: <pre className="raw">{JSON.stringify(data, null, 2)}</pre> },
+        {
+          id: 'raw',
+          label: 'Raw JSON',
+          content: (
+            <>
+              <CopyButton text={answer.rawBody} label="Copy response body" />
+              <pre className="raw">{JSON.stringify(data, null, 2)}</pre>
+            </>
+          ),
+        },
         { id: 'response', label: 'Response', content: <ResponseMetaView meta={answer} /> },
       ]}
     />

@@ -8,6 +8,7 @@ import { useCancelDurableRun, useDurableRun, useRespondToDurableRun } from '../a
 import { Approvals } from '../components/approvals';
 import { untilText } from '../model/durable-follow';
 import { PageTitle } from '../../../components/page-title';
+import { CopyButton } from '../../../components/copy-button';
 
 const STATE_TEXT: Record<string, string> = {
   QUEUED: 'Queued',
@@ -185,7 +186,10 @@ export function DurableRunPage() {
           </section>
 
           <section aria-labelledby={`${headingId}-output`}>
-            <h2 id={`${headingId}-output`}>Output</h2>
+            <div className="toolbar">
+              <h2 id={`${headingId}-output`}>Output</h2>
+              <CopyButton text={transcript} label="Copy transcript" />
+            </div>
             <pre className="transcript durable-transcript" aria-label="Transcript">
               {transcript || 'No messages yet.'}
             </pre>
@@ -208,6 +212,7 @@ export function DurableRunPage() {
 
           <details>
             <summary>Raw JSON of the last read</summary>
+            <CopyButton text={JSON.stringify({ run, request_id: followed.data!.requestId }, null, 2)} label="Copy response body" />
             <pre className="raw">{JSON.stringify({ run, request_id: followed.data!.requestId }, null, 2)}</pre>
           </details>
         </>

@@ -1,5 +1,5 @@
 import { useId, useMemo, useRef, useState, type KeyboardEvent } from 'react';
-import { useNavigate, useParams } from 'react-router';
+import { Link, useNavigate, useParams } from 'react-router';
 import type { JsonSchema } from '../../../contract/agents';
 import { ApiError } from '../../../lib/api-client';
 import { useConnection } from '../../../lib/connection';
@@ -99,6 +99,12 @@ export function RunsPage() {
       <section className="request-side" aria-labelledby="runs-heading" onKeyDown={onRequestKeyDown}>
         <PageTitle title={agentId ? `Agent runs · ${agentName ?? agentId}` : 'Agent runs'} />
         <h1 id="runs-heading">Agent runs</h1>
+        {!connection.token && !connection.problem && (
+          <p className="warning">
+            This profile has no token: agent runs need one with <code>agents.run</code>. Paste it in the connection panel, or{' '}
+            <Link to="/connection">start here</Link> for demo tokens.
+          </p>
+        )}
         {connection.problem && (
           <div className="error-panel" role="alert">
             <h3>Connection not set up</h3>

@@ -1,0 +1,25 @@
+import { useState } from 'react';
+
+/** Copies `text` to the clipboard and says, to everyone and to screen readers, whether it worked. */
+export function CopyButton({ text, label }: { text: string; label: string }) {
+  const [result, setResult] = useState<'ok' | 'failed' | null>(null);
+  return (
+    <span className="copy-button">
+      <button
+        type="button"
+        onClick={() =>
+          void navigator.clipboard.writeText(text).then(
+            () => setResult('ok'),
+            () => setResult('failed'),
+          )
+        }
+      >
+        {label}
+      </button>
+      <span role="status" className="hint">
+        {result === 'ok' && 'Copied.'}
+        {result === 'failed' && 'The browser refused clipboard access; select the text and copy it.'}
+      </span>
+    </span>
+  );
+}
