@@ -12,8 +12,9 @@ const USAGE = `Usage:
   npm start -- [--port N] [--host H] [--data DIR | --memory] [--cors-origin ORIGIN ...] [--upstream ORIGIN ...]
       Builds the console if needed and serves it with the reference service on one origin;
       --upstream lets the console's server forward API requests to that instance.
-  npm run service -- [--port N] [--host H] [--data DIR | --memory] [--cors-origin ORIGIN ...] [--rate-limit N] [--agents FILE]
-      The reference service alone.
+  npm run service -- [--port N] [--host H] [--data DIR | --memory] [--cors-origin ORIGIN ...] [--rate-limit N] [--max-runs N] [--agents FILE]
+      The reference service alone. --rate-limit: requests a minute per token (default 600, 0 for none);
+      --max-runs: runs one token may have going at once (default 20, 0 for none).
   npm run token -- [--data DIR] --scope SCOPE [--scope SCOPE ...] [--label TEXT]
       Mints a token with those scopes and prints it alone on stdout.
 PORT overrides the default port (5173 for start, 8787 for service).`;

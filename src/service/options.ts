@@ -9,6 +9,7 @@ export const SERVICE_FLAGS = {
   memory: { type: 'boolean' },
   'cors-origin': { type: 'string', multiple: true },
   'rate-limit': { type: 'string' },
+  'max-runs': { type: 'string' },
   agents: { type: 'string' },
 } as const;
 
@@ -37,6 +38,7 @@ export function serviceOptionsOf(values: {
   memory?: boolean;
   'cors-origin'?: string[];
   'rate-limit'?: string;
+  'max-runs'?: string;
   agents?: string;
 }): ServiceOptions {
   if (values.data && values.memory) throw new UsageError('Give --data DIR or --memory, not both.');
@@ -51,11 +53,19 @@ export function serviceOptionsOf(values: {
       throw new UsageError('--rate-limit takes requests per minute per token, 0 for none.');
     }
   }
+  let maxRunsPerToken: number | undefined;
+  if (values['max-runs'] !== undefined) {
+    maxRunsPerToken = Number(values['max-runs']);
+    if (values['max-runs'].trim() === '' || !Number.isInteger(maxRunsPerToken) || maxRunsPerToken < 0) {
+      throw new UsageError('--max-runs takes the runs one token may have going at once, 0 for no limit.');
+    }
+  }
   return {
     dataDir: values.data,
     memory: values.memory,
     corsOrigins: origins,
     rateLimitPerMinute,
+    maxRunsPerToken,
     agentsFile: values.agents,
   };
 }
