@@ -195,9 +195,10 @@ export function legacyAgentRoutes(store: Store, catalog: AgentCatalog, options: 
       if (!body.ok) return body.response;
       const id = body.value.agent_id;
       if (typeof id !== 'string' || !id) return legacy.error(c, 400, 'missing_required_field', 'agent_id is required.');
-      c.header('Link', `<${platformRunsPath(id)}>; rel="successor-version"`);
       const agent = catalog.get(id);
       if (!agent) return unknownAgent(c, id);
+      // Only a known id goes into a header: an unknown one is the client's text, of any length.
+      c.header('Link', `<${platformRunsPath(agent.agent_id)}>; rel="successor-version"`);
       const run = prepareRun(c, legacy, catalog, agent, body.value);
       if (!run.ok) return run.response;
       return startRun(c, legacy, options.runSlots, (release) =>
