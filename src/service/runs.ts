@@ -34,7 +34,7 @@ class Slice {
     return performance.now() - this.start >= RUN_SLICE_MS;
   }
 
-  /** The run just waited (a pause, back-pressure): the loop had its turn. */
+  /** The run just slept on a timer: the loop had its turn. */
   restart(): void {
     this.start = performance.now();
   }
@@ -167,10 +167,10 @@ export function streamRun(c: Context<Env>, flavour: Flavour, run: RunRequest, op
       }
       // Awaited only under back-pressure: a fast run writes a burst of events per tick.
       const paused = sse.sendJson(MESSAGE_EVENT, messageEventJson(step.text ?? ''));
-      if (paused) {
-        await paused;
-        slice.restart();
-      }
+      // A drain is no turn of the loop: it fires from the socket's write callback, and
+      // the run would go on writing in that same I/O phase, drain after drain. So the
+      // time spent here still counts towards the slice.
+      if (paused) await paused;
     }
     return 'completed';
   }
