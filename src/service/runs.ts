@@ -20,27 +20,48 @@ export interface RunOptions {
 }
 
 /**
- * Synchronous work a run may do before it lets other requests in. A fast client never
- * pushes back, so without this a firehose run would write its million events in one go
- * and every other connection would wait for it.
+ * Synchronous work the runs together may do before the event loop takes in I/O again. A
+ * fast client never pushes back, so without this a firehose run would write its million
+ * events in one go and every other connection would wait for it.
  */
 export const RUN_SLICE_MS = 4;
 
-/** Counts a run's synchronous work since it last gave the event loop a turn. */
+/**
+ * What each run may still do once the shared slice is spent, so that with many busy runs
+ * each makes progress: a loop turn then lasts about RUN_SLICE_MS + runs × this.
+ */
+export const RUN_QUANTUM_MS = 0.25;
+
+/** When the current turn's runs began: the first immediate of each check phase sets it. */
+let turnStartedAt = performance.now();
+let turnMarked = false;
+
+function markTurn(): void {
+  turnMarked = false;
+  turnStartedAt = performance.now();
+}
+
+/** One run's share of the loop: it yields once the runs together used the slice and it used its quantum. */
 class Slice {
-  private start = performance.now();
+  private resumedAt = performance.now();
 
   get spent(): boolean {
-    return performance.now() - this.start >= RUN_SLICE_MS;
+    const now = performance.now();
+    return now - this.resumedAt >= RUN_QUANTUM_MS && now - turnStartedAt >= RUN_SLICE_MS;
   }
 
   /** The run just slept on a timer: the loop had its turn. */
   restart(): void {
-    this.start = performance.now();
+    this.resumedAt = performance.now();
   }
 
   /** setImmediate, not a resolved promise: microtasks would run before any I/O. */
   async yield(): Promise<void> {
+    // Scheduled before this run's own immediate, so it runs first in the next check phase.
+    if (!turnMarked) {
+      turnMarked = true;
+      setImmediate(markTurn);
+    }
     await new Promise<void>((resolve) => setImmediate(resolve));
     this.restart();
   }
