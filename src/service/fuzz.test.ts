@@ -59,9 +59,11 @@ const ODD_SEGMENTS = [
   '__proto__', 'constructor', 'prototype', 'toString', 'a;b', 'a:b', '@', '~', '*', 'a+b', 'null', 'undefined', '-1', '0',
   'x'.repeat(300), 'y'.repeat(4000), encodeURIComponent('<script>alert(1)</script>'), encodeURIComponent('"quoted"'),
 ];
+/**
+ * Agents whose runs end within half a second (not the slow storyteller): a fuzzed run body
+ * that happens to be valid must not keep a request waiting 20 s.
+ */
 const AGENT_IDS = ['echo-assistant', 'hr-policy-form', 'firehose', 'flaky-reporter', 'unreliable-line', 'calendar-helper', 'no-such-agent'];
-/** Agents whose runs end within half a second: a fuzzed body that happens to be valid must not wait 20 s. */
-const QUICK_RUN_AGENTS = AGENT_IDS;
 const USER_HI = [{ role: 'USER', content: [{ type: 'text', text: 'Hi' }] }];
 const HR_INPUT = { topic: 'leave', audience: '', region: 'emea', tone: '', maxPoints: '', includeLinks: '' };
 
@@ -171,7 +173,7 @@ function plan(r: Rng): Plan {
       else if (route === 1) [method, path, valid] = ['GET', `/rest/api/v1/agents/${id}`, undefined];
       else if (route === 2) [method, path, valid] = ['GET', `/rest/api/v1/agents/${id}/schemas`, undefined];
       else {
-        const agentId = r.pick(QUICK_RUN_AGENTS);
+        const agentId = r.pick(AGENT_IDS);
         method = 'POST';
         path = `/rest/api/v1/agents/runs/${r.pick(['stream', 'wait', 'wait', 'other'])}`;
         valid = runBody(r, agentId, { agent_id: agentId });
@@ -186,7 +188,7 @@ function plan(r: Rng): Plan {
       else if (route === 1) [method, path, valid] = ['GET', `/api/agents/${id}`, undefined];
       else if (route === 2) [method, path, valid] = ['GET', `/api/agents/${id}/schemas`, undefined];
       else {
-        const agentId = r.pick(QUICK_RUN_AGENTS);
+        const agentId = r.pick(AGENT_IDS);
         method = 'POST';
         path = `/api/agents/${r.chance(0.85) ? agentId : segment(r, AGENT_IDS)}/runs`;
         valid = runBody(r, agentId, { stream: r.chance(0.5), ...(r.chance(0.1) && { execution_mode: r.pick(['REQUEST_BOUND', 'ASYNC']) }) });

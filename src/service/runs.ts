@@ -91,11 +91,6 @@ export class RunSlots {
       else this.held.delete(tokenKey);
     };
   }
-
-  /** Runs the token has going: for tests and diagnostics. */
-  count(tokenKey: string): number {
-    return this.held.get(tokenKey) ?? 0;
-  }
 }
 
 export interface RunStarted {
