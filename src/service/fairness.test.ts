@@ -43,11 +43,17 @@ function schemaGet(): Promise<Response> {
   return fetch(base + SCHEMA_PATH, { headers: { authorization: `Bearer ${TOKENS.sales}` } });
 }
 
-function firehose(count: number, stream: boolean, signal?: AbortSignal): Promise<Response> {
-  return fetch(`${base}/api/agents/firehose/runs`, {
+type Flavour = 'platform' | 'legacy';
+
+function firehose(flavour: Flavour, count: number, stream: boolean, signal?: AbortSignal): Promise<Response> {
+  const [path, body] =
+    flavour === 'platform'
+      ? ['/api/agents/firehose/runs', { input: { count }, stream }]
+      : [`/rest/api/v1/agents/runs/${stream ? 'stream' : 'wait'}`, { agent_id: 'firehose', input: { count } }];
+  return fetch(base + path, {
     method: 'POST',
     headers: { authorization: `Bearer ${TOKENS.agents}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ input: { count }, stream }),
+    body: JSON.stringify(body),
     signal,
   });
 }
@@ -60,9 +66,9 @@ function firehoseTextLength(count: number): number {
 }
 
 describe('a schema GET while one token runs the firehose', () => {
-  test('is answered while a 1,000,000-event stream is still streaming', async () => {
+  test.each(['platform', 'legacy'] as const)('is answered while a 1,000,000-event %s stream is still streaming', async (flavour) => {
     const abort = new AbortController();
-    const res = await firehose(1_000_000, true, abort.signal);
+    const res = await firehose(flavour, 1_000_000, true, abort.signal);
     expect(res.status).toBe(200);
     const reader = res.body!.getReader();
     const progress = { bytes: 0, ended: false };
@@ -92,11 +98,11 @@ describe('a schema GET while one token runs the firehose', () => {
     expect(seenWhenAnswered.ended).toBe(false);
   });
 
-  test('is answered while four wait-mode runs are assembling their answers, which come out whole', async () => {
+  test('is answered while four wait-mode runs (two per family) are assembling their answers, which come out whole', async () => {
     const COUNT = 250_000;
     const answered: boolean[] = [false, false, false, false];
     const runs = answered.map((_, i) =>
-      firehose(COUNT, false).then(async (r) => {
+      firehose(i % 2 ? 'legacy' : 'platform', COUNT, false).then(async (r) => {
         const body = (await r.json()) as { run: { status: string }; messages: { content: { text: string }[] }[] };
         answered[i] = true;
         return { status: r.status, body };
