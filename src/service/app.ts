@@ -5,7 +5,7 @@ import { legacyError, metadataError, newRequestId, problem, type Env } from './h
 import { customMetadataRoutes } from './routes/custom-metadata.ts';
 import { LEGACY_BASE, legacyAgentRoutes, PLATFORM_BASE, platformAgentRoutes } from './routes/agents.ts';
 import { sandboxRoutes } from './routes/sandbox.ts';
-import type { RunObserver } from './runs.ts';
+import { RunSlots, type RunObserver } from './runs.ts';
 import { isAllowedHost, unsafePathProblem } from './request-guard.ts';
 import { RUN_POST_PATH, RunLog } from './run-log.ts';
 import { DEMO_TOKENS, seedIfEmpty } from './seed.ts';
@@ -16,6 +16,8 @@ export interface ServiceOptions extends StoreOptions {
   corsOrigins?: string[];
   /** Requests per minute per token before 429; 0 turns the limit off. */
   rateLimitPerMinute?: number;
+  /** Runs (stream or wait, both families) one token may have going at once before 429; 0 turns the cap off. */
+  maxRunsPerToken?: number;
   /** Idle time before a keep-alive comment on a stream. */
   keepAliveMs?: number;
   /** The scripted agents' file. */
@@ -37,6 +39,9 @@ export interface Service {
 export const SERVICE_PREFIXES = ['/rest/', '/api/', '/sandbox/'] as const;
 
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 600;
+
+/** A reference choice: enough for a console with a few tabs and a script, not for one token to take the service. */
+export const DEFAULT_MAX_RUNS_PER_TOKEN = 20;
 
 const EXPOSED_HEADERS = ['X-Request-Id', 'Retry-After', 'Deprecation', 'Sunset', 'Link', 'WWW-Authenticate'];
 
@@ -80,6 +85,7 @@ export function createApp(store: Store, catalog: AgentCatalog, options: ServiceO
   const runOptions = {
     rateLimitPerMinute: options.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE,
     keepAliveMs: options.keepAliveMs ?? 15_000,
+    runSlots: new RunSlots(options.maxRunsPerToken ?? DEFAULT_MAX_RUNS_PER_TOKEN),
     observer: runLog.observer(options.runObserver),
   };
 

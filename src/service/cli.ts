@@ -13,8 +13,9 @@ const USAGE = `Usage:
   npm start -- [--port N] [--host H] [--allowed-host NAME ...] [--data DIR | --memory] [--cors-origin ORIGIN ...] [--upstream ORIGIN ...]
       Builds the console if needed and serves it with the reference service on one origin;
       --upstream lets the console's server forward API requests to that instance.
-  npm run service -- [--port N] [--host H] [--allowed-host NAME ...] [--data DIR | --memory] [--cors-origin ORIGIN ...] [--rate-limit N] [--agents FILE]
-      The reference service alone.
+  npm run service -- [--port N] [--host H] [--allowed-host NAME ...] [--data DIR | --memory] [--cors-origin ORIGIN ...] [--rate-limit N] [--max-runs N] [--agents FILE]
+      The reference service alone. --rate-limit: requests a minute per token (default 600, 0 for none);
+      --max-runs: runs one token may have going at once (default 20, 0 for none).
   --allowed-host NAME (repeatable, or a comma list): a Host name answered besides localhost,
       127.0.0.1 and [::1]; needed to reach the service by another name, e.g. with --host 0.0.0.0.
   npm run token -- [--data DIR] --scope SCOPE [--scope SCOPE ...] [--label TEXT]

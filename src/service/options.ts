@@ -10,6 +10,7 @@ export const SERVICE_FLAGS = {
   memory: { type: 'boolean' },
   'cors-origin': { type: 'string', multiple: true },
   'rate-limit': { type: 'string' },
+  'max-runs': { type: 'string' },
   agents: { type: 'string' },
   'allowed-host': { type: 'string', multiple: true },
 } as const;
@@ -39,6 +40,7 @@ export function serviceOptionsOf(values: {
   memory?: boolean;
   'cors-origin'?: string[];
   'rate-limit'?: string;
+  'max-runs'?: string;
   agents?: string;
   'allowed-host'?: string[];
 }): ServiceOptions {
@@ -56,12 +58,20 @@ export function serviceOptionsOf(values: {
   }
   const allowed = parseAllowedHosts(values['allowed-host'] ?? []);
   if (allowed.problem) throw new UsageError(allowed.problem);
+  let maxRunsPerToken: number | undefined;
+  if (values['max-runs'] !== undefined) {
+    maxRunsPerToken = Number(values['max-runs']);
+    if (values['max-runs'].trim() === '' || !Number.isInteger(maxRunsPerToken) || maxRunsPerToken < 0) {
+      throw new UsageError('--max-runs takes the runs one token may have going at once, 0 for no limit.');
+    }
+  }
   return {
     dataDir: values.data,
     allowedHosts: allowed.hosts,
     memory: values.memory,
     corsOrigins: origins,
     rateLimitPerMinute,
+    maxRunsPerToken,
     agentsFile: values.agents,
   };
 }

@@ -19,6 +19,80 @@ export interface RunOptions {
   observer?: RunObserver;
 }
 
+/**
+ * Synchronous work the runs together may do before the event loop takes in I/O again. A
+ * fast client never pushes back, so without this a firehose run would write its million
+ * events in one go and every other connection would wait for it.
+ */
+export const RUN_SLICE_MS = 4;
+
+/**
+ * What each run may still do once the shared slice is spent, so that with many busy runs
+ * each makes progress: a loop turn then lasts about RUN_SLICE_MS + runs × this.
+ */
+export const RUN_QUANTUM_MS = 0.25;
+
+/** When the current turn's runs began: the first immediate of each check phase sets it. */
+let turnStartedAt = performance.now();
+let turnMarked = false;
+
+function markTurn(): void {
+  turnMarked = false;
+  turnStartedAt = performance.now();
+}
+
+/** One run's share of the loop: it yields once the runs together used the slice and it used its quantum. */
+class Slice {
+  private resumedAt = performance.now();
+
+  get spent(): boolean {
+    const now = performance.now();
+    return now - this.resumedAt >= RUN_QUANTUM_MS && now - turnStartedAt >= RUN_SLICE_MS;
+  }
+
+  /** The run just slept on a timer: the loop had its turn. */
+  restart(): void {
+    this.resumedAt = performance.now();
+  }
+
+  /** setImmediate, not a resolved promise: microtasks would run before any I/O. */
+  async yield(): Promise<void> {
+    // Scheduled before this run's own immediate, so it runs first in the next check phase.
+    if (!turnMarked) {
+      turnMarked = true;
+      setImmediate(markTurn);
+    }
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    this.restart();
+  }
+}
+
+/**
+ * How many runs one token may have going at once. Past that a run is refused (429) rather
+ * than queued: a client that opens runs faster than they end learns so at once.
+ */
+export class RunSlots {
+  private readonly held = new Map<string, number>();
+
+  /** `perToken` 0: no limit. */
+  constructor(readonly perToken: number) {}
+
+  /** Takes one of the token's slots: the release to call when the run ends, or undefined when none is free. */
+  take(tokenKey: string): (() => void) | undefined {
+    const n = this.held.get(tokenKey) ?? 0;
+    if (this.perToken > 0 && n >= this.perToken) return undefined;
+    this.held.set(tokenKey, n + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.held.get(tokenKey) ?? 1) - 1;
+      if (left > 0) this.held.set(tokenKey, left);
+      else this.held.delete(tokenKey);
+    };
+  }
+}
+
 export interface RunStarted {
   /** The request id of the POST that started the run. */
   requestId: string;
@@ -43,6 +117,9 @@ function aiMessage(text: string): Message {
   return { role: 'GLEAN_AI', content: [{ type: 'text', text }] };
 }
 
+/** One AI message as JSON around its text's JSON, split once like the event data below. */
+const [AI_MESSAGE_JSON_HEAD, AI_MESSAGE_JSON_TAIL] = JSON.stringify(aiMessage('\u0000')).split(JSON.stringify('\u0000')) as [string, string];
+
 /**
  * A `message` event's data, `{"messages":[<one AI message>]}`, as JSON. Only the text is
  * serialized per event; the rest is JSON.stringify's own output for that shape, split once.
@@ -60,7 +137,8 @@ export function legacyFailureText(f: AgentFailure): string {
   return `Error: ${f.title}: ${f.detail} (${f.code})`;
 }
 
-export function streamRun(c: Context<Env>, flavour: Flavour, run: RunRequest, options: RunOptions): Response {
+/** Streams a run; `release` is called once it has ended, however it ended. */
+export function streamRun(c: Context<Env>, flavour: Flavour, run: RunRequest, options: RunOptions, release: () => void = () => {}): Response {
   const keepAliveMs = run.agent.behaviour.keepAliveMs ?? options.keepAliveMs;
   const info: RunStarted = { requestId: c.get('requestId'), flavour, agentId: run.agent.agent_id, mode: 'stream' };
   options.observer?.started?.(info);
@@ -70,13 +148,20 @@ export function streamRun(c: Context<Env>, flavour: Flavour, run: RunRequest, op
     try {
       outcome = await produce(sse);
     } finally {
+      release();
       options.observer?.ended?.({ ...info, events, outcome: outcome === 'dropped' || !sse.closed ? outcome : 'client-closed' });
     }
   });
 
   async function produce(sse: SseStream): Promise<RunEnded['outcome']> {
+    const slice = new Slice();
     for (const step of planRun(run.agent, run.input, run.messages)) {
-      if (step.delayMs > 0) await sleep(step.delayMs, sse.signal);
+      if (step.delayMs > 0) {
+        await sleep(step.delayMs, sse.signal);
+        slice.restart();
+      } else if (slice.spent) {
+        await slice.yield();
+      }
       if (sse.closed) return 'client-closed';
       if (step.drop) {
         sse.drop();
@@ -98,23 +183,93 @@ export function streamRun(c: Context<Env>, flavour: Flavour, run: RunRequest, op
       }
       // Awaited only under back-pressure: a fast run writes a burst of events per tick.
       const paused = sse.sendJson(MESSAGE_EVENT, messageEventJson(step.text ?? ''));
+      // A drain is no turn of the loop: it fires from the socket's write callback, and
+      // the run would go on writing in that same I/O phase, drain after drain. So the
+      // time spent here still counts towards the slice.
       if (paused) await paused;
     }
     return 'completed';
   }
 }
 
-/** Runs to the end and answers once; stops early, answering nothing, if the client leaves. */
-export async function waitRun(c: Context<Env>, flavour: Flavour, run: RunRequest, options: RunOptions): Promise<Response> {
+/**
+ * The answer text of a wait-mode run, kept as JSON-escaped pieces: each slice of work
+ * escapes what it produced, so the answer is never one long escape of a million fragments.
+ */
+class EscapedText {
+  private readonly escaped: string[] = [];
+  private pending: string[] = [];
+  /** A high surrogate whose pair may come with the next fragment; escaped apart it would become \udxxx. */
+  private carry = '';
+
+  get empty(): boolean {
+    return !this.carry && !this.pending.length && !this.escaped.length;
+  }
+
+  add(fragment: string): void {
+    if (fragment) this.pending.push(fragment);
+  }
+
+  /** Escapes what was added since the last flush. */
+  flush(): void {
+    if (!this.pending.length) return;
+    let text = this.carry + this.pending.join('');
+    this.pending = [];
+    this.carry = '';
+    const last = text.charCodeAt(text.length - 1);
+    if (last >= 0xd800 && last <= 0xdbff) {
+      this.carry = text.slice(-1);
+      text = text.slice(0, -1);
+    }
+    if (text) this.escaped.push(JSON.stringify(text).slice(1, -1));
+  }
+
+  /** The text as a JSON string literal; resets. */
+  take(): string {
+    this.flush();
+    if (this.carry) this.escaped.push(JSON.stringify(this.carry).slice(1, -1));
+    const json = `"${this.escaped.join('')}"`;
+    this.escaped.length = 0;
+    this.carry = '';
+    return json;
+  }
+}
+
+/**
+ * Runs to the end and answers once; stops early, answering nothing, if the client leaves.
+ * `release` is called once the run has ended, however it ended.
+ */
+export async function waitRun(
+  c: Context<Env>,
+  flavour: Flavour,
+  run: RunRequest,
+  options: RunOptions,
+  release: () => void = () => {},
+): Promise<Response> {
+  try {
+    return await assembleWaitAnswer(c, flavour, run, options);
+  } finally {
+    release();
+  }
+}
+
+async function assembleWaitAnswer(c: Context<Env>, flavour: Flavour, run: RunRequest, options: RunOptions): Promise<Response> {
   const signal = c.req.raw.signal;
   const info: RunStarted = { requestId: c.get('requestId'), flavour, agentId: run.agent.agent_id, mode: 'wait' };
   options.observer?.started?.(info);
-  let text = '';
+  const text = new EscapedText();
   let events = 0;
   let status: 'success' | 'error' = 'success';
-  const messages: Message[] = [];
+  const messages: string[] = [];
+  const slice = new Slice();
   for (const step of planRun(run.agent, run.input, run.messages)) {
-    if (step.delayMs > 0) await sleep(step.delayMs, signal);
+    if (step.delayMs > 0) {
+      await sleep(step.delayMs, signal);
+      slice.restart();
+    } else if (slice.spent) {
+      text.flush();
+      await slice.yield();
+    }
     if (signal.aborted) {
       options.observer?.ended?.({ ...info, events, outcome: 'client-closed' });
       return new Response(null, { status: 499 });
@@ -124,14 +279,13 @@ export async function waitRun(c: Context<Env>, flavour: Flavour, run: RunRequest
     events++;
     if (step.failure) {
       status = 'error';
-      if (text) messages.push(aiMessage(text));
-      messages.push(aiMessage(legacyFailureText(step.failure)));
-      text = '';
+      if (!text.empty) messages.push(AI_MESSAGE_JSON_HEAD + text.take() + AI_MESSAGE_JSON_TAIL);
+      messages.push(JSON.stringify(aiMessage(legacyFailureText(step.failure))));
       break;
     }
-    text += step.text ?? '';
+    text.add(step.text ?? '');
   }
-  if (text) messages.push(aiMessage(text));
+  if (!text.empty) messages.push(AI_MESSAGE_JSON_HEAD + text.take() + AI_MESSAGE_JSON_TAIL);
   options.observer?.ended?.({ ...info, events, outcome: status === 'success' ? 'completed' : 'failed' });
   const echoed = {
     agent_id: run.agent.agent_id,
@@ -140,5 +294,8 @@ export async function waitRun(c: Context<Env>, flavour: Flavour, run: RunRequest
     ...(run.metadata !== undefined && { metadata: run.metadata }),
     status,
   };
-  return c.json({ run: echoed, messages, ...(flavour === 'platform' && { request_id: c.get('requestId') }) });
+  // What c.json({ run, messages, request_id? }) would write, with the messages already JSON.
+  const requestId = flavour === 'platform' ? `,"request_id":${JSON.stringify(c.get('requestId'))}` : '';
+  const json = `{"run":${JSON.stringify(echoed)},"messages":[${messages.join(',')}]${requestId}}`;
+  return c.body(json, 200, { 'content-type': 'application/json' });
 }

@@ -7,12 +7,17 @@ import { legacyRunPath, platformRunsPath, routePattern, RUN_PATHS } from '../../
 import { publicAgent, type AgentCatalog, type AgentDefinition, type RunInputProblem } from '../agents.ts';
 import { authenticate, rateLimit } from '../auth.ts';
 import { closeAfterTooLarge, isPlainObject, legacyError, MAX_BODY_BYTES, problem, readJson, unknownKeys, type Env } from '../http.ts';
-import { streamRun, waitRun, type RunOptions, type RunRequest } from '../runs.ts';
+import { streamRun, waitRun, type RunOptions, type RunRequest, type RunSlots } from '../runs.ts';
 import type { Store } from '../store.ts';
 
 export interface AgentRoutesOptions extends RunOptions {
   rateLimitPerMinute: number;
+  /** Runs each token may have going at once, shared by both families. */
+  runSlots: RunSlots;
 }
+
+/** When a token at its run limit may try again: runs end on their own, often within seconds. */
+export const RUN_LIMIT_RETRY_AFTER_S = 5;
 
 /** The family-specific ways to refuse, so both routers share one flow. */
 interface Family {
@@ -138,6 +143,21 @@ function prepareRun(c: Context<Env>, family: Family, catalog: AgentCatalog, agen
   };
 }
 
+/** Starts a run in one of the token's slots, or answers the family's 429 when it has none free. */
+function startRun(c: Context<Env>, family: Family, slots: RunSlots, start: (release: () => void) => Response | Promise<Response>) {
+  const release = slots.take(c.get('tokenKey'));
+  if (!release) {
+    c.header('Retry-After', String(RUN_LIMIT_RETRY_AFTER_S));
+    return family.error(
+      c,
+      429,
+      'rate_limit_exceeded',
+      `This token already has ${slots.perToken} runs going, the most one token may run at once; retry when one has ended.`,
+    );
+  }
+  return start(release);
+}
+
 /** Where app.ts mounts the two agent routers. */
 export const LEGACY_BASE = '/rest/api/v1';
 export const PLATFORM_BASE = '/api';
@@ -175,12 +195,15 @@ export function legacyAgentRoutes(store: Store, catalog: AgentCatalog, options: 
       if (!body.ok) return body.response;
       const id = body.value.agent_id;
       if (typeof id !== 'string' || !id) return legacy.error(c, 400, 'missing_required_field', 'agent_id is required.');
-      c.header('Link', `<${platformRunsPath(id)}>; rel="successor-version"`);
       const agent = catalog.get(id);
       if (!agent) return unknownAgent(c, id);
+      // Only a known id goes into a header: an unknown one is the client's text, of any length.
+      c.header('Link', `<${platformRunsPath(agent.agent_id)}>; rel="successor-version"`);
       const run = prepareRun(c, legacy, catalog, agent, body.value);
       if (!run.ok) return run.response;
-      return mode === 'stream' ? streamRun(c, 'legacy', run.value, options) : waitRun(c, 'legacy', run.value, options);
+      return startRun(c, legacy, options.runSlots, (release) =>
+        mode === 'stream' ? streamRun(c, 'legacy', run.value, options, release) : waitRun(c, 'legacy', run.value, options, release),
+      );
     });
   }
   return app;
@@ -239,7 +262,9 @@ export function platformAgentRoutes(store: Store, catalog: AgentCatalog, options
     if (!agent) return unknownAgent(c, id);
     const run = prepareRun(c, platform, catalog, agent, body.value);
     if (!run.ok) return run.response;
-    return stream ? streamRun(c, 'platform', run.value, options) : waitRun(c, 'platform', run.value, options);
+    return startRun(c, platform, options.runSlots, (release) =>
+      stream ? streamRun(c, 'platform', run.value, options, release) : waitRun(c, 'platform', run.value, options, release),
+    );
   });
   return app;
 }
