@@ -1,6 +1,6 @@
 import { defineConfig, devices } from '@playwright/test';
 import { chromiumPath } from './scripts/chromium.mjs';
-import { CONSOLE_PORT as PORT, UPSTREAM_ORIGIN, UPSTREAM_PORT, UPSTREAM_RATE_LIMIT } from './e2e/servers';
+import { CONSOLE_PORT as PORT, DURABLE_GRACE_MS, DURABLE_PORT, DURABLE_TIMEOUT_MS, UPSTREAM_ORIGIN, UPSTREAM_PORT, UPSTREAM_RATE_LIMIT } from './e2e/servers';
 
 export default defineConfig({
   testDir: './e2e',
@@ -31,6 +31,14 @@ export default defineConfig({
     {
       command: `npx tsx src/service/cli.ts service --memory --port ${UPSTREAM_PORT} --rate-limit ${UPSTREAM_RATE_LIMIT}`,
       url: `${UPSTREAM_ORIGIN}/sandbox/info`,
+      reuseExistingServer: false,
+      timeout: 60_000,
+      stdout: 'ignore',
+    },
+    {
+      // Durable runs expire after seconds here, not 40 minutes; the expiry test connects to it directly.
+      command: `npx tsx src/service/cli.ts service --memory --port ${DURABLE_PORT} --cors-origin http://127.0.0.1:${PORT} --durable-timeout-ms ${DURABLE_TIMEOUT_MS} --durable-grace-ms ${DURABLE_GRACE_MS}`,
+      url: `http://127.0.0.1:${DURABLE_PORT}/sandbox/info`,
       reuseExistingServer: false,
       timeout: 60_000,
       stdout: 'ignore',

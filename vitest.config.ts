@@ -33,6 +33,7 @@ export default defineConfig({
         test: {
           name: 'browser',
           include: ['src/**/*.test.tsx'],
+          setupFiles: ['src/test-support/setup-browser.ts'],
           browser: {
             enabled: true,
             headless: true,

@@ -1,0 +1,5 @@
+import { configure } from '@testing-library/dom';
+
+// The first test of a file loads the lazy pages through Vite's transform; on a busy two-core
+// CI machine that can take longer than Testing Library's default one second.
+configure({ asyncUtilTimeout: 5_000 });
