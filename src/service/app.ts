@@ -9,6 +9,8 @@ import type { RunObserver } from './runs.ts';
 import { RUN_POST_PATH, RunLog } from './run-log.ts';
 import { seedIfEmpty } from './seed.ts';
 import { Store, type StoreOptions } from './store.ts';
+import { DurableRuns } from './durable/executor.ts';
+import { DurableRunStore } from './durable/store.ts';
 
 export interface ServiceOptions extends StoreOptions {
   /** Origins allowed to call the API from a browser; none by default. */
@@ -21,6 +23,9 @@ export interface ServiceOptions extends StoreOptions {
   agentsFile?: string;
   /** Sees every run start and end (tests, diagnostics). */
   runObserver?: RunObserver;
+  /** Durable runs' execution deadline per turn (default 30 min) and the grace after it before a read fails them (default 10 min). */
+  durableTimeoutMs?: number;
+  durableGraceMs?: number;
 }
 
 export interface Service {
@@ -61,7 +66,13 @@ export function createApp(store: Store, catalog: AgentCatalog, options: ServiceO
     rateLimitPerMinute: options.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE,
     keepAliveMs: options.keepAliveMs ?? 15_000,
     observer: runLog.observer(options.runObserver),
+    durable: new DurableRuns(new DurableRunStore(store.database), {
+      timeoutMs: options.durableTimeoutMs,
+      graceMs: options.durableGraceMs,
+    }),
   };
+  // Durable runs work in the background: they stop before the database closes.
+  store.onClose(() => runOptions.durable.stop());
 
   app.use(async (c, next) => {
     const id = newRequestId();
