@@ -10,10 +10,13 @@ import { newTokenString, Store } from './store.ts';
 
 const USAGE = `Usage:
   npm start -- [--port N] [--host H] [--data DIR | --memory] [--cors-origin ORIGIN ...] [--upstream ORIGIN ...]
+               [--durable-timeout-ms N] [--durable-grace-ms N]
       Builds the console if needed and serves it with the reference service on one origin;
       --upstream lets the console's server forward API requests to that instance.
   npm run service -- [--port N] [--host H] [--data DIR | --memory] [--cors-origin ORIGIN ...] [--rate-limit N] [--agents FILE]
-      The reference service alone.
+                     [--durable-timeout-ms N] [--durable-grace-ms N]
+      The reference service alone. Durable runs' execution deadline (default 1800000) and the
+      grace after it before a read marks an active run FAILED (default 600000), in ms.
   npm run token -- [--data DIR] --scope SCOPE [--scope SCOPE ...] [--label TEXT]
       Mints a token with those scopes and prints it alone on stdout.
 PORT overrides the default port (5173 for start, 8787 for service).`;
