@@ -30,7 +30,7 @@ function expectProblem(r: Reply, status: number, code: string, reason?: string):
   return r.json as { detail: string; errors?: { pointer: string }[] };
 }
 
-describe('creating a durable run', () => {
+describe('creating a durable run', { timeout: 20_000 }, () => {
   test('answers 201 at once with a QUEUED run and its deadline; the run then goes on by itself', async () => {
     const before = Date.now();
     const r = await api.create('echo-assistant');
@@ -88,7 +88,7 @@ describe('creating a durable run', () => {
   });
 });
 
-describe('reading a run', () => {
+describe('reading a run', { timeout: 20_000 }, () => {
   test('another token\'s run, another agent\'s run and an unknown run all answer 404', async () => {
     const id = await api.start('long-runner');
     expectRun(await api.get('long-runner', id));
@@ -130,7 +130,7 @@ describe('reading a run', () => {
   });
 });
 
-describe('tool approvals', () => {
+describe('tool approvals', { timeout: 20_000 }, () => {
   test('a single approval: APPROVE resumes the same run, which submits and succeeds', async () => {
     const id = await api.start('expense-filer');
     const paused = await api.state('expense-filer', id, 'REQUIRES_INPUT');
@@ -246,7 +246,7 @@ describe('tool approvals', () => {
   });
 });
 
-describe('cancellation', () => {
+describe('cancellation', { timeout: 20_000 }, () => {
   test('a running run goes CANCELLING, then CANCELLED; repeats answer the snapshot; its output stops', async () => {
     const id = await api.start('long-runner');
     await api.until('long-runner', id, (r) => outputTexts(r).length >= 2);
@@ -284,23 +284,23 @@ describe('cancellation', () => {
   });
 });
 
-describe('deadlines', () => {
-  const short = listeningService({ memory: true, rateLimitPerMinute: 0, durableTimeoutMs: 1000, durableGraceMs: 400 });
+describe('deadlines', { timeout: 20_000 }, () => {
+  const short = listeningService({ memory: true, rateLimitPerMinute: 0, durableTimeoutMs: 1500, durableGraceMs: 800 });
   const fast = durableClient(() => short.url, TOKENS.agents);
 
   test('a run still active past its deadline and grace is FAILED at the next read', async () => {
     const id = await fast.start('long-runner');
-    await sleepMs(1150);
+    await sleepMs(1650);
     // Past the deadline the worker has stopped, but nothing is recorded until the grace is over.
     const stale = fast.runOf(await fast.get('long-runner', id));
     expect(stale.state).toBe('RUNNING');
     expect(Date.parse(stale.expires_at!)).toBeLessThan(Date.now());
     // Its worker gave up at the deadline: there is nothing left to cancel.
     expectProblem(await fast.cancel('long-runner', id), 409, 'conflict', 'not_cancellable');
-    await sleepMs(400);
+    await sleepMs(900);
     const failed = fast.runOf(await fast.get('long-runner', id));
     expect(failed.state).toBe('FAILED');
-    expect(failed.error).toMatchObject({ code: 'execution_deadline_exceeded', message: expect.stringContaining('1000 ms') });
+    expect(failed.error).toMatchObject({ code: 'execution_deadline_exceeded', message: expect.stringContaining('1500 ms') });
     expect(failed.expires_at).toBeUndefined();
     expect(outputTexts(failed)).toEqual(outputTexts(stale));
   });
@@ -308,21 +308,21 @@ describe('deadlines', () => {
   test('a paused run never expires; an accepted decision starts a fresh deadline', async () => {
     const id = await fast.start('expense-filer');
     const paused = await fast.state('expense-filer', id, 'REQUIRES_INPUT');
-    await sleepMs(1600);
+    await sleepMs(2500);
     expect(fast.runOf(await fast.get('expense-filer', id)).state).toBe('REQUIRES_INPUT');
     const resumedAt = Date.now();
     const resumed = fast.runOf(await fast.respond('expense-filer', id, [{ interaction_id: paused.pending_interactions[0]!.interaction_id, decision: 'APPROVE' }]));
-    expect(Date.parse(resumed.expires_at!)).toBeGreaterThanOrEqual(resumedAt + 1000 - 5);
-    // The approve branch takes 1.7 s, longer than the 1 s deadline.
-    await sleepMs(1500);
+    expect(Date.parse(resumed.expires_at!)).toBeGreaterThanOrEqual(resumedAt + 1500 - 5);
+    // The approve branch takes 1.7 s, longer than the 1.5 s deadline.
+    await sleepMs(2500);
     expect(fast.runOf(await fast.get('expense-filer', id)).state).toBe('FAILED');
   });
 });
 
-describe('restarts', () => {
+describe('restarts', { timeout: 20_000 }, () => {
   test('an active run is not resumed after a restart and fails once overdue; a paused one can still be approved', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'durable-'));
-    const options = { dataDir: dir, rateLimitPerMinute: 0, durableTimeoutMs: 2500, durableGraceMs: 300 };
+    const options = { dataDir: dir, rateLimitPerMinute: 0, durableTimeoutMs: 4000, durableGraceMs: 300 };
     try {
       let svc = createService(options);
       let http = await listen(svc, 0);
@@ -355,7 +355,7 @@ describe('restarts', () => {
       expectRun(await a.respond('expense-filer', pausedId, [{ interaction_id: paused.pending_interactions[0]!.interaction_id, decision: 'REJECT' }]));
       expect(outputTexts(await a.state('expense-filer', pausedId, 'SUCCEEDED')).at(-2)).toMatch(/^Rejected/);
 
-      await a.until('long-runner', longId, (r) => r.state === 'FAILED', 5000);
+      await a.until('long-runner', longId, (r) => r.state === 'FAILED', 8000);
       await http.close();
       svc.close();
     } finally {

@@ -273,7 +273,7 @@ export class DurableRuns {
     this.store.transaction(() => {
       this.store.addDecisions(record.run_id, turn, record.pending.map((p) => ({ interaction_id: p.approval.interaction_id, decision: decisions.get(p.approval.interaction_id)! })), iso(now));
       // Each accepted continuation starts a fresh execution deadline.
-      run = this.write(record, { state: 'RUNNING', turn, pending: [], expires_at: iso(now + this.timeoutMs), overdue_at: iso(now + this.timeoutMs + this.graceMs) });
+      run = this.write(record, { state: 'RUNNING', turn, pending: [], expires_at: iso(now + this.timeoutMs), overdue_at: iso(now + this.timeoutMs + this.graceMs) }, now);
     });
     this.startWorker(record, scriptTurn(script, record.cursor + 1, branches));
     return run;
@@ -302,8 +302,8 @@ export class DurableRuns {
   }
 
   /** Persists a change to the run (and to `record`, which stays the current copy) and answers the new snapshot. */
-  private write(record: RunRecord, patch: Partial<RunRecord>): DurableRun {
-    const updated_at = iso(Math.max(Date.now(), Date.parse(record.updated_at)));
+  private write(record: RunRecord, patch: Partial<RunRecord>, at = Date.now()): DurableRun {
+    const updated_at = iso(Math.max(at, Date.parse(record.updated_at)));
     Object.assign(record, patch, { updated_at });
     this.store.update(record.run_id, { ...patch, updated_at });
     return wireRun(record);
@@ -399,7 +399,7 @@ export class DurableRuns {
           return { approval, tool: i };
         });
         // Paused runs have no execution deadline and never expire.
-        this.write(record, { state: 'REQUIRES_INPUT', pending, cursor: step.pause.cursor, expires_at: null, overdue_at: null });
+        this.write(record, { state: 'REQUIRES_INPUT', pending, cursor: step.pause.cursor, expires_at: null, overdue_at: null }, pausedAt);
         return;
       }
     }
