@@ -10,6 +10,7 @@ import type { DurableRun } from '../../contract/durable-runs.ts';
 import { createService } from '../app.ts';
 import { listen } from '../node.ts';
 import { listeningService, TOKENS } from '../test-http.ts';
+import { DurableRunStore } from './store.ts';
 import { clientModelErrors, durableClient, outputTexts, sleepMs, USER_HI, type Reply } from './test-support.ts';
 
 const server = listeningService();
@@ -259,6 +260,19 @@ describe('cancellation', { timeout: 20_000 }, () => {
     const after = expectRun(await api.get('long-runner', id));
     expect(outputTexts(after)).toEqual(outputTexts(cancelled));
     expect(expectRun(await api.cancel('long-runner', id))).toEqual(after);
+  });
+
+  test('every transition is stored in SQLite with its time, in order', async () => {
+    const id = await api.start('long-runner');
+    await api.state('long-runner', id, 'RUNNING');
+    await api.cancel('long-runner', id);
+    await api.state('long-runner', id, 'CANCELLED');
+    const transitions = new DurableRunStore(server.service.store.database).transitions(id);
+    expect(transitions.map((t) => t.state)).toEqual(['QUEUED', 'RUNNING', 'CANCELLING', 'CANCELLED']);
+    const times = transitions.map((t) => Date.parse(t.at));
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+    // Cooperative cancellation: the clean-up second between asking and being cancelled.
+    expect(times[3]! - times[2]!).toBeGreaterThanOrEqual(1000);
   });
 
   test('a paused run is CANCELLED at once; its pending decisions are then stale', async () => {
