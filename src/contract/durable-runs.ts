@@ -116,11 +116,35 @@ export interface RunCancellationRequest {
   run_id: string;
 }
 
-/** The text of a durable run's output messages, in order. */
+/**
+ * Why the reference service answered 409 to a cancellation or to decisions: the problem's
+ * `reason` extension member (RFC 9457 allows extensions; a production instance may send none).
+ */
+export const RUN_CONFLICT_REASONS = [
+  /** Cancellation: the run is in a step that cannot be interrupted, or no worker holds it. */
+  'not_cancellable',
+  /** Decisions: an interaction id appears twice in the request. */
+  'duplicate_interaction',
+  /** Decisions: an interaction was already answered the other way. */
+  'conflicting_decision',
+  /** Decisions: some interactions were answered in an earlier batch. */
+  'stale_decision',
+  /** Decisions: not one decision per pending interaction. */
+  'incomplete_decisions',
+  /** Decisions: the run is not paused, or an interaction is not pending on it. */
+  'not_pending',
+  /** Decisions: an approval passed its own expires_at. */
+  'approval_expired',
+] as const;
+export type RunConflictReason = (typeof RUN_CONFLICT_REASONS)[number];
+
+/** The text of a durable run's output messages, in order, a line per message. */
 export function durableOutputText(run: Pick<DurableRun, 'output'>): string {
   const messages = run.output?.messages;
   if (!Array.isArray(messages)) return '';
   return messages
     .map((m) => (Array.isArray(m?.content) ? m.content.map((b) => (b?.type === 'text' && typeof b.text === 'string' ? b.text : '')).join('') : ''))
+    // A message with no text (another block type, another shape) adds no empty line.
+    .filter((t) => t !== '')
     .join('\n');
 }

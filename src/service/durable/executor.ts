@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Message } from '../../contract/agents.ts';
-import { isActiveRunState, type ApprovalDecision, type ApprovalResponse, type DurableRun, type ToolApproval } from '../../contract/durable-runs.ts';
+import { isActiveRunState, type RunConflictReason, type ApprovalDecision, type ApprovalResponse, type DurableRun, type ToolApproval } from '../../contract/durable-runs.ts';
 import { planRun, sleep, type AgentDefinition } from '../agents.ts';
 import type { RunRequest } from '../runs.ts';
 import type { ScriptFailure, ScriptStep, ScriptTool, DurableScript } from './script.ts';
@@ -18,17 +18,8 @@ export interface DurableOptions {
   graceMs?: number;
 }
 
-/** Why a request about a run cannot be honoured; each answers 409 with this as `reason`. */
-export type ConflictReason =
-  | 'not_cancellable'
-  | 'duplicate_interaction'
-  | 'conflicting_decision'
-  | 'stale_decision'
-  | 'incomplete_decisions'
-  | 'not_pending'
-  | 'approval_expired';
-
-export type Outcome = { ok: true; run: DurableRun } | { ok: false; reason: ConflictReason; detail: string };
+/** A 409's `reason` member says which rule refused the request. */
+export type Outcome = { ok: true; run: DurableRun } | { ok: false; reason: RunConflictReason; detail: string };
 
 /** One unit of a turn's work: wait (the work itself), then output, fail, pause or vanish. */
 interface WorkStep {
