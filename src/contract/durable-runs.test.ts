@@ -1,17 +1,17 @@
 import { describe, expect, test } from 'vitest';
-import { durableOutputText, isActiveRunState, isKnownRunState, isPausedRunState, isTerminalRunState, KNOWN_RUN_STATES } from './durable-runs.ts';
+import { durableOutputText, isActiveState, isKnownState, isPausedState, isTerminalState, DURABLE_STATES } from './durable-runs.ts';
 
 describe('durable run states', () => {
   test('each known state is exactly one of active, paused or terminal', () => {
-    for (const s of KNOWN_RUN_STATES) {
-      expect([isActiveRunState(s), isPausedRunState(s), isTerminalRunState(s)].filter(Boolean), s).toHaveLength(1);
+    for (const s of DURABLE_STATES) {
+      expect([isActiveState(s), isPausedState(s), isTerminalState(s)].filter(Boolean), s).toHaveLength(1);
     }
   });
 
   test('an unknown state is read as it is: not known, not active, not terminal', () => {
-    expect(isKnownRunState('ARCHIVED')).toBe(false);
-    expect(isActiveRunState('ARCHIVED')).toBe(false);
-    expect(isTerminalRunState('ARCHIVED')).toBe(false);
+    expect(isKnownState('ARCHIVED')).toBe(false);
+    expect(isActiveState('ARCHIVED')).toBe(false);
+    expect(isTerminalState('ARCHIVED')).toBe(false);
   });
 });
 

@@ -1,10 +1,65 @@
 /**
- * Wire types of durable runs, tool approvals and cancellation (API.md section 4b), written
- * from the official client @gleanwork/api-client 0.20.15's models (PlatformDurableAgentRun,
- * PlatformAgentRunToolApproval, PlatformAgentRunResponse, PlatformAgentRunResponsesRequest,
- * PlatformAgentRunCancellationRequest). Shared by the reference service and the console.
+ * Durable runs, tool approvals and cancellation on the platform API (API.md section 4b),
+ * written from the official client @gleanwork/api-client 0.20.15's models: the shapes the
+ * console reads and the reference service answers.
  */
-import type { Message } from './agents.ts';
+import type { Message } from './agents';
+
+/** `execution_mode` of a run body; REQUEST_BOUND is the stream/wait behaviour. */
+export type ExecutionMode = 'REQUEST_BOUND' | 'DURABLE';
+
+export const DURABLE_STATES = ['QUEUED', 'RUNNING', 'REQUIRES_INPUT', 'SUCCEEDED', 'FAILED', 'CANCELLING', 'CANCELLED', 'EXPIRED'] as const;
+export type KnownDurableState = (typeof DURABLE_STATES)[number];
+/** An open enum: a state the console does not know is shown as it is, not an error. */
+export type DurableState = KnownDurableState | (string & {});
+
+/** States after which a run never changes again. */
+export const TERMINAL_STATES: readonly DurableState[] = ['SUCCEEDED', 'FAILED', 'CANCELLED', 'EXPIRED'];
+
+export function isTerminalState(state: DurableState): boolean {
+  return TERMINAL_STATES.includes(state);
+}
+
+export type Decision = 'APPROVE' | 'REJECT';
+
+export interface ToolApproval {
+  interaction_id: string;
+  type: 'TOOL_APPROVAL' | (string & {});
+  tool_id?: string;
+  display_name: string;
+  description: string;
+  arguments: Record<string, unknown>;
+  expires_at?: string;
+}
+
+export interface DurableRun {
+  run_id: string;
+  agent_id: string;
+  state: DurableState;
+  created_at: string;
+  updated_at: string;
+  expires_at?: string;
+  pending_interactions: ToolApproval[];
+  output?: { messages?: Message[] };
+  error?: { code: string; message: string };
+}
+
+/** The answer of create (201), get, cancel and respond. */
+export interface DurableRunAnswer {
+  run: DurableRun;
+  request_id: string;
+}
+
+export interface CancellationRequest {
+  run_id: string;
+}
+
+export interface ResponsesRequest {
+  run_id: string;
+  responses: { interaction_id: string; decision: Decision }[];
+}
+
+// --- Beyond what the console started with: the service uses these too. ---------------
 
 export {
   platformCancellationsPath,
@@ -14,107 +69,31 @@ export {
   RUN_PATHS,
 } from './run-paths.ts';
 
-export const EXECUTION_MODES = ['REQUEST_BOUND', 'DURABLE'] as const;
-export type ExecutionMode = (typeof EXECUTION_MODES)[number];
+export const EXECUTION_MODES: readonly ExecutionMode[] = ['REQUEST_BOUND', 'DURABLE'];
 
-/** The states the client knows today. */
-export const KNOWN_RUN_STATES = [
-  'QUEUED',
-  'RUNNING',
-  'REQUIRES_INPUT',
-  'SUCCEEDED',
-  'FAILED',
-  'CANCELLING',
-  'CANCELLED',
-  'EXPIRED',
-] as const;
-export type KnownRunState = (typeof KNOWN_RUN_STATES)[number];
-/** An open enum, as the client reads it: a state added later is shown, not an error. */
-export type DurableRunState = KnownRunState | (string & {});
+export const APPROVAL_DECISIONS: readonly Decision[] = ['APPROVE', 'REJECT'];
 
-/** Work is (or should be) going on: polling is worth it and the deadline applies. */
-export const ACTIVE_RUN_STATES: readonly KnownRunState[] = ['QUEUED', 'RUNNING', 'CANCELLING'];
-/** Nothing will change any more. */
-export const TERMINAL_RUN_STATES: readonly KnownRunState[] = ['SUCCEEDED', 'FAILED', 'CANCELLED', 'EXPIRED'];
+/** Work is (or should be) going on: polling is worth it and the execution deadline applies. */
+export const ACTIVE_STATES: readonly DurableState[] = ['QUEUED', 'RUNNING', 'CANCELLING'];
 
-export function isKnownRunState(state: string): state is KnownRunState {
-  return (KNOWN_RUN_STATES as readonly string[]).includes(state);
+export function isKnownState(state: DurableState): state is KnownDurableState {
+  return (DURABLE_STATES as readonly string[]).includes(state);
 }
 
-export function isActiveRunState(state: string): boolean {
-  return (ACTIVE_RUN_STATES as readonly string[]).includes(state);
+export function isActiveState(state: DurableState): boolean {
+  return ACTIVE_STATES.includes(state);
 }
 
-export function isTerminalRunState(state: string): boolean {
-  return (TERMINAL_RUN_STATES as readonly string[]).includes(state);
-}
-
-/** Paused for tool approvals: not terminal, never expires. */
-export function isPausedRunState(state: string): boolean {
+/** Paused for tool approvals: not terminal, and never expires. */
+export function isPausedState(state: DurableState): boolean {
   return state === 'REQUIRES_INPUT';
 }
 
-export const TOOL_APPROVAL = 'TOOL_APPROVAL';
-
-/** One pending approval of a persisted tool invocation and its arguments. */
-export interface ToolApproval {
-  interaction_id: string;
-  type: typeof TOOL_APPROVAL | (string & {});
-  tool_id?: string;
-  display_name: string;
-  description: string;
-  arguments: Record<string, unknown>;
-  /** RFC 3339; absent when the approval has no deadline. */
-  expires_at?: string;
-}
+/** One item of a responses request. */
+export type ApprovalResponse = ResponsesRequest['responses'][number];
 
 /** Caller-safe details of a failed run. */
-export interface DurableRunError {
-  code: string;
-  message: string;
-}
-
-export interface DurableRun {
-  run_id: string;
-  agent_id: string;
-  state: DurableRunState;
-  /** RFC 3339. */
-  created_at: string;
-  /** RFC 3339: the latest persisted activity, not a state-transition time. */
-  updated_at: string;
-  /** RFC 3339 execution deadline of the active turn; absent while paused or finished. */
-  expires_at?: string;
-  /** Empty unless the state is REQUIRES_INPUT. */
-  pending_interactions: ToolApproval[];
-  /** Accumulated text-only output under `messages`. */
-  output?: { messages?: Message[]; [other: string]: unknown };
-  error?: DurableRunError;
-}
-
-/** Every 2xx answer of the durable endpoints: 201 for create, 200 for the rest. */
-export interface DurableRunResponse {
-  run: DurableRun;
-  request_id: string;
-}
-
-export const APPROVAL_DECISIONS = ['APPROVE', 'REJECT'] as const;
-export type ApprovalDecision = (typeof APPROVAL_DECISIONS)[number];
-
-export interface ApprovalResponse {
-  interaction_id: string;
-  decision: ApprovalDecision;
-}
-
-/** `POST /api/agents/{agent_id}/responses`: one decision per pending interaction. */
-export interface RunResponsesRequest {
-  run_id: string;
-  responses: ApprovalResponse[];
-}
-
-/** `POST /api/agents/{agent_id}/cancellations`. */
-export interface RunCancellationRequest {
-  run_id: string;
-}
+export type DurableRunError = NonNullable<DurableRun['error']>;
 
 /**
  * Why the reference service answered 409 to a cancellation or to decisions: the problem's

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Message } from '../../contract/agents.ts';
-import { isActiveRunState, type RunConflictReason, type ApprovalDecision, type ApprovalResponse, type DurableRun, type ToolApproval } from '../../contract/durable-runs.ts';
+import { isActiveState, type RunConflictReason, type Decision, type ApprovalResponse, type DurableRun, type ToolApproval } from '../../contract/durable-runs.ts';
 import { planRun, sleep, type AgentDefinition } from '../agents.ts';
 import type { RunRequest } from '../runs.ts';
 import type { ScriptFailure, ScriptStep, ScriptTool, DurableScript } from './script.ts';
@@ -154,7 +154,7 @@ export class DurableRuns {
       // Paused: nothing runs, so it is cancelled at once, without resuming.
       return { ok: true, run: this.write(record, { state: 'CANCELLED', pending: [], expires_at: null, overdue_at: null }) };
     }
-    if (state === 'CANCELLING' || !isActiveRunState(state)) return { ok: true, run: wireRun(record) };
+    if (state === 'CANCELLING' || !isActiveState(state)) return { ok: true, run: wireRun(record) };
     const worker = this.workers.get(id);
     if (!worker || worker.abandoned) {
       return {
@@ -251,7 +251,7 @@ export class DurableRuns {
     return this.running.get(runId) ?? Promise.resolve();
   }
 
-  private resume(record: RunRecord, decisions: Map<string, ApprovalDecision>): DurableRun {
+  private resume(record: RunRecord, decisions: Map<string, Decision>): DurableRun {
     const now = Date.now();
     const script = record.script!;
     const tools = script.steps[record.cursor]!.approval!;
@@ -271,7 +271,7 @@ export class DurableRuns {
   }
 
   private expireIfOverdue(record: RunRecord): RunRecord {
-    if (!isActiveRunState(record.state) || record.overdue_at === null || Date.now() <= Date.parse(record.overdue_at)) return record;
+    if (!isActiveState(record.state) || record.overdue_at === null || Date.now() <= Date.parse(record.overdue_at)) return record;
     const worker = this.workers.get(record.run_id);
     if (worker) {
       worker.abandoned = true;

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { Message } from '../../contract/agents.ts';
-import type { ApprovalDecision, DurableRun, DurableRunError, ToolApproval } from '../../contract/durable-runs.ts';
+import type { Decision, DurableRun, DurableRunError, ToolApproval } from '../../contract/durable-runs.ts';
 import type { DurableScript } from './script.ts';
 
 /** A pending approval as stored: the wire object and which tool of the paused step it is. */
@@ -47,7 +47,7 @@ export interface Transition {
 
 export interface StoredDecision {
   interaction_id: string;
-  decision: ApprovalDecision;
+  decision: Decision;
   /** The turn the decision's batch resumed: decisions of one batch share it. */
   turn: number;
 }
@@ -156,7 +156,7 @@ export class DurableRunStore {
     })();
   }
 
-  addDecisions(runId: string, turn: number, decisions: { interaction_id: string; decision: ApprovalDecision }[], at: string): void {
+  addDecisions(runId: string, turn: number, decisions: { interaction_id: string; decision: Decision }[], at: string): void {
     for (const d of decisions) this.stmts.addDecision.run(runId, d.interaction_id, d.decision, turn, at);
   }
 
