@@ -54,6 +54,7 @@ export class RunsPage {
   readonly legacyApi: Locator;
   readonly streamAnswer: Locator;
   readonly waitAnswer: Locator;
+  readonly durableAnswer: Locator;
   readonly clientTimeout: Locator;
   readonly deprecation: Locator;
   readonly switchToReplacement: Locator;
@@ -96,6 +97,7 @@ export class RunsPage {
     this.legacyApi = this.main.getByRole('group', { name: 'API' }).getByRole('radio', { name: /^Legacy/ });
     this.streamAnswer = this.main.getByRole('radio', { name: 'Stream (live events)' });
     this.waitAnswer = this.main.getByRole('radio', { name: 'Wait (one answer)' });
+    this.durableAnswer = this.main.getByRole('radio', { name: /^Durable/ });
     this.clientTimeout = this.main.getByLabel(/^Client timeout, seconds/);
     this.deprecation = this.main.getByRole('note', { name: 'Deprecated endpoint' });
     this.switchToReplacement = this.deprecation.getByRole('button', { name: 'Switch to the replacement, keeping this input' });
@@ -156,8 +158,8 @@ export class RunsPage {
     await (api === 'Current' ? this.currentApi : this.legacyApi).check();
   }
 
-  async answerBy(mode: 'stream' | 'wait') {
-    await (mode === 'stream' ? this.streamAnswer : this.waitAnswer).check();
+  async answerBy(mode: 'stream' | 'wait' | 'durable') {
+    await { stream: this.streamAnswer, wait: this.waitAnswer, durable: this.durableAnswer }[mode].check();
   }
 
   // --- the input form

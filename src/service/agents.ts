@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Agent, JsonSchema, Message } from '../contract/agents.ts';
 import { completeInputSchema, hasInputForm, inputProblemsOf, MESSAGES_SCHEMA, type InputProblem } from '../contract/agent-input.ts';
+import { DURABLE_SCRIPT_SCHEMA, type DurableScript } from './durable/script.ts';
 
 export interface AgentFailure {
   code: string;
@@ -26,6 +27,8 @@ export interface AgentBehaviour {
   unauthorizedTools?: { toolName?: string; serverId: string }[];
   /** High volume: `count` events (taken from the input field named) of `text`, `{{n}}` numbered. */
   repeat?: { countField: string; text: string };
+  /** What a durable run does (pauses for approvals, cancellable work); without it, a durable run follows the fields above. */
+  durable?: DurableScript;
 }
 
 export interface AgentDefinition extends Agent {
@@ -81,6 +84,7 @@ const DEFINITION_SCHEMA = {
                 required: ['countField', 'text'],
                 properties: { countField: { type: 'string' }, text: { type: 'string' } },
               },
+              durable: DURABLE_SCRIPT_SCHEMA,
             },
           },
         },

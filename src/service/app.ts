@@ -10,6 +10,8 @@ import { isAllowedHost, unsafePathProblem } from './request-guard.ts';
 import { RUN_POST_PATH, RunLog } from './run-log.ts';
 import { DEMO_TOKENS, seedIfEmpty } from './seed.ts';
 import { Store, type StoreOptions } from './store.ts';
+import { DurableRuns } from './durable/executor.ts';
+import { DurableRunStore } from './durable/store.ts';
 
 export interface ServiceOptions extends StoreOptions {
   /** Origins allowed to call the API from a browser; none by default. */
@@ -26,6 +28,9 @@ export interface ServiceOptions extends StoreOptions {
   runObserver?: RunObserver;
   /** Host names answered besides loopback ones (`--allowed-host`), e.g. when bound to 0.0.0.0. */
   allowedHosts?: string[];
+  /** Durable runs' execution deadline per turn (default 30 min) and the grace after it before a read fails them (default 10 min). */
+  durableTimeoutMs?: number;
+  durableGraceMs?: number;
 }
 
 export interface Service {
@@ -87,7 +92,13 @@ export function createApp(store: Store, catalog: AgentCatalog, options: ServiceO
     keepAliveMs: options.keepAliveMs ?? 15_000,
     runSlots: new RunSlots(options.maxRunsPerToken ?? DEFAULT_MAX_RUNS_PER_TOKEN),
     observer: runLog.observer(options.runObserver),
+    durable: new DurableRuns(new DurableRunStore(store.database), {
+      timeoutMs: options.durableTimeoutMs,
+      graceMs: options.durableGraceMs,
+    }),
   };
+  // Durable runs work in the background: they stop before the database closes.
+  store.onClose(() => runOptions.durable.stop());
 
   const allowedHosts = options.allowedHosts ?? [];
   app.use(async (c, next) => {

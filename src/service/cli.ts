@@ -11,13 +11,17 @@ import { newTokenString, Store } from './store.ts';
 
 const USAGE = `Usage:
   npm start -- [--port N] [--host H] [--allowed-host NAME ...] [--data DIR | --memory] [--cors-origin ORIGIN ...] [--upstream ORIGIN ...]
+               [--durable-timeout-ms N] [--durable-grace-ms N]
       Builds the console if needed and serves it with the reference service on one origin;
       --upstream lets the console's server forward API requests to that instance.
   npm run service -- [--port N] [--host H] [--allowed-host NAME ...] [--data DIR | --memory] [--cors-origin ORIGIN ...] [--rate-limit N] [--max-runs N] [--agents FILE]
+                     [--durable-timeout-ms N] [--durable-grace-ms N]
       The reference service alone. --rate-limit: requests a minute per token (default 600, 0 for none);
-      --max-runs: runs one token may have going at once (default 20, 0 for none).
+      --max-runs: runs one token may have going at once (default 20, 0 for none; durable runs are not counted).
   --allowed-host NAME (repeatable, or a comma list): a Host name answered besides localhost,
       127.0.0.1 and [::1]; needed to reach the service by another name, e.g. with --host 0.0.0.0.
+  --durable-timeout-ms, --durable-grace-ms: durable runs' execution deadline (default 1800000) and the
+      grace after it before a read marks an active run FAILED (default 600000), in ms.
   npm run token -- [--data DIR] --scope SCOPE [--scope SCOPE ...] [--label TEXT]
       Mints a token with those scopes and prints it alone on stdout.
 PORT overrides the default port (5173 for start, 8787 for service).`;

@@ -13,6 +13,8 @@ export const SERVICE_FLAGS = {
   'max-runs': { type: 'string' },
   agents: { type: 'string' },
   'allowed-host': { type: 'string', multiple: true },
+  'durable-timeout-ms': { type: 'string' },
+  'durable-grace-ms': { type: 'string' },
 } as const;
 
 export class UsageError extends Error {}
@@ -43,6 +45,8 @@ export function serviceOptionsOf(values: {
   'max-runs'?: string;
   agents?: string;
   'allowed-host'?: string[];
+  'durable-timeout-ms'?: string;
+  'durable-grace-ms'?: string;
 }): ServiceOptions {
   if (values.data && values.memory) throw new UsageError('Give --data DIR or --memory, not both.');
   const origins = values['cors-origin'] ?? [];
@@ -73,7 +77,22 @@ export function serviceOptionsOf(values: {
     rateLimitPerMinute,
     maxRunsPerToken,
     agentsFile: values.agents,
+    ...durableOptionsOf(values),
   };
+}
+
+function positiveMs(flag: string, raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`--${flag} takes a whole number of milliseconds, at least 1.`);
+  return n;
+}
+
+/** Shorter durable-run deadlines, so the expiry of a run can be seen without waiting 40 minutes. */
+function durableOptionsOf(values: { 'durable-timeout-ms'?: string; 'durable-grace-ms'?: string }): Pick<ServiceOptions, 'durableTimeoutMs' | 'durableGraceMs'> {
+  const timeout = positiveMs('durable-timeout-ms', values['durable-timeout-ms']);
+  const grace = positiveMs('durable-grace-ms', values['durable-grace-ms']);
+  return { ...(timeout !== undefined && { durableTimeoutMs: timeout }), ...(grace !== undefined && { durableGraceMs: grace }) };
 }
 
 /** The Vite plugin is configured through the environment, so `vite`, `vite preview` and `npm start` agree. */

@@ -91,8 +91,21 @@ export class Store {
     };
   }
 
+  private readonly closeHooks: (() => void)[] = [];
+
+  /** Runs `hook` before the database closes: background work (durable runs) stops writing first. */
+  onClose(hook: () => void): void {
+    this.closeHooks.push(hook);
+  }
+
   close(): void {
+    for (const hook of this.closeHooks.splice(0)) hook();
     this.db.close();
+  }
+
+  /** The database itself, for modules that keep their own tables beside these (durable runs). */
+  get database(): Database.Database {
+    return this.db;
   }
 
   transaction<T>(fn: () => T): T {

@@ -9,11 +9,15 @@ import { authenticate, rateLimit } from '../auth.ts';
 import { closeAfterTooLarge, isPlainObject, legacyError, MAX_BODY_BYTES, problem, readJson, unknownKeys, type Env } from '../http.ts';
 import { streamRun, waitRun, type RunOptions, type RunRequest, type RunSlots } from '../runs.ts';
 import type { Store } from '../store.ts';
+import type { DurableRuns } from '../durable/executor.ts';
+import { createDurableRun, durableBodyProblem, registerDurableRoutes } from '../durable/routes.ts';
 
 export interface AgentRoutesOptions extends RunOptions {
   rateLimitPerMinute: number;
   /** Runs each token may have going at once, shared by both families. */
   runSlots: RunSlots;
+  /** Durable runs (docs/api.md, durable runs) on the platform API; without it, DURABLE is refused. */
+  durable?: DurableRuns;
 }
 
 /** When a token at its run limit may try again: runs end on their own, often within seconds. */
@@ -241,18 +245,21 @@ export function platformAgentRoutes(store: Store, catalog: AgentCatalog, options
   app.post(routePattern(RUN_PATHS.platformRuns, PLATFORM_BASE), async (c) => {
     // The pattern comes from the contract, so Hono cannot type the parameter; the route guarantees it.
     const id = c.req.param('agent_id')!;
-    // execution_mode is what newer official clients send; only the request-bound mode exists here.
+    // The official client always sends execution_mode; REQUEST_BOUND is today's stream/wait.
     const body = await parseBody(c, platform, ['input', 'messages', 'metadata', 'stream', 'execution_mode'], true);
     if (!body.ok) return body.response;
     const { stream, execution_mode: mode } = body.value;
     if (stream !== undefined && typeof stream !== 'boolean') {
       return problem(c, 'invalid_parameter', 'stream must be true or false.', { errors: [{ pointer: '/stream', detail: 'Must be a boolean.' }] });
     }
-    if (mode !== undefined && mode !== 'REQUEST_BOUND') {
-      return problem(c, 'invalid_parameter', 'Only execution_mode REQUEST_BOUND is supported by the reference service.', {
-        errors: [{ pointer: '/execution_mode', detail: 'Must be REQUEST_BOUND.' }],
+    const modes = options.durable ? ['REQUEST_BOUND', 'DURABLE'] : ['REQUEST_BOUND'];
+    if (mode !== undefined && !modes.includes(mode as string)) {
+      return problem(c, 'invalid_parameter', `execution_mode must be ${modes.join(' or ')}.`, {
+        errors: [{ pointer: '/execution_mode', detail: `Must be ${modes.join(' or ')}.` }],
       });
     }
+    const durableProblem = mode === 'DURABLE' ? durableBodyProblem(c, body.value) : undefined;
+    if (durableProblem) return durableProblem;
     if (body.value.input === undefined && body.value.messages === undefined) {
       return problem(c, 'missing_required_field', 'A run needs messages (non-empty) or input.', {
         errors: [{ pointer: '/messages', detail: 'Send messages or input.' }],
@@ -262,9 +269,11 @@ export function platformAgentRoutes(store: Store, catalog: AgentCatalog, options
     if (!agent) return unknownAgent(c, id);
     const run = prepareRun(c, platform, catalog, agent, body.value);
     if (!run.ok) return run.response;
+    if (mode === 'DURABLE') return createDurableRun(c, options.durable!, run.value);
     return startRun(c, platform, options.runSlots, (release) =>
       stream ? streamRun(c, 'platform', run.value, options, release) : waitRun(c, 'platform', run.value, options, release),
     );
   });
+  if (options.durable) registerDurableRoutes(app, PLATFORM_BASE, catalog, options.durable);
   return app;
 }

@@ -1,0 +1,114 @@
+import type { Context, Hono } from 'hono';
+import { APPROVAL_DECISIONS, RUN_PATHS, type ApprovalResponse } from '../../contract/durable-runs.ts';
+import type { ProblemFieldError } from '../../contract/problem.ts';
+import { routePattern } from '../../contract/run-paths.ts';
+import type { AgentCatalog } from '../agents.ts';
+import { isPlainObject, problem, readJson, unknownKeys, type Env } from '../http.ts';
+import type { RunRequest } from '../runs.ts';
+import type { DurableRuns, Outcome } from './executor.ts';
+
+/**
+ * Why a DURABLE run body is refused before anything else is checked (docs/api.md, durable runs): durable
+ * runs answer at once, so they cannot stream, and they always start a fresh session.
+ */
+export function durableBodyProblem(c: Context<Env>, body: Record<string, unknown>): Response | undefined {
+  if (body.stream === true) {
+    return problem(c, 'invalid_request', 'execution_mode DURABLE answers at once with the run; it cannot stream. Send stream false or leave it out, and read progress with GET.', {
+      errors: [{ pointer: '/stream', detail: 'Must be false or absent with execution_mode DURABLE.' }],
+    });
+  }
+  if (isPlainObject(body.metadata) && 'chat_session_id' in body.metadata) {
+    return problem(c, 'invalid_request', 'execution_mode DURABLE starts a fresh run and does not accept metadata.chat_session_id.', {
+      errors: [{ pointer: '/metadata/chat_session_id', detail: 'Not accepted with execution_mode DURABLE.' }],
+    });
+  }
+  return undefined;
+}
+
+/** POST runs with execution_mode DURABLE, once the body has passed every check: 201 with the persisted run. */
+export function createDurableRun(c: Context<Env>, durable: DurableRuns, run: RunRequest): Response {
+  const created = durable.create(c.get('tokenKey'), run);
+  return c.json({ run: created, request_id: c.get('requestId') }, 201);
+}
+
+type Body<T> = { ok: true; value: T } | { ok: false; response: Response };
+
+function invalid(c: Context<Env>, detail: string, errors: ProblemFieldError[]): Body<never> {
+  return { ok: false, response: problem(c, 'invalid_request', detail, { errors }) };
+}
+
+async function objectBody(c: Context<Env>, allowed: string[]): Promise<Body<Record<string, unknown>>> {
+  const body = await readJson(c);
+  if (!body.ok) return { ok: false, response: problem(c, 'invalid_request', body.message) };
+  if (!isPlainObject(body.value)) return invalid(c, `The body must be a JSON object with ${allowed.join(' and ')}.`, [{ pointer: '', detail: 'Must be an object.' }]);
+  const extra = unknownKeys(body.value, allowed);
+  if (extra.length) {
+    return invalid(c, `Unknown field(s): ${extra.join(', ')}. Allowed: ${allowed.join(', ')}.`, extra.map((k) => ({ pointer: `/${k}`, detail: 'Unknown field.', code: 'invalid_parameter' })));
+  }
+  const runId = body.value.run_id;
+  if (typeof runId !== 'string' || runId === '') {
+    return {
+      ok: false,
+      response: problem(c, runId === undefined ? 'missing_required_field' : 'invalid_request', 'run_id is required: the id of the run, a non-empty string.', {
+        errors: [{ pointer: '/run_id', detail: 'A non-empty string is required.', code: runId === undefined ? 'missing_required_field' : 'invalid_parameter' }],
+      }),
+    };
+  }
+  return { ok: true, value: body.value };
+}
+
+function responsesOf(c: Context<Env>, value: unknown): Body<ApprovalResponse[]> {
+  if (!Array.isArray(value) || value.length === 0) {
+    return invalid(c, 'responses must be a non-empty list of { interaction_id, decision }.', [{ pointer: '/responses', detail: 'A non-empty array is required.' }]);
+  }
+  const errors: ProblemFieldError[] = [];
+  value.forEach((item: unknown, i) => {
+    const at = `/responses/${i}`;
+    if (!isPlainObject(item)) {
+      errors.push({ pointer: at, detail: 'Must be an object { interaction_id, decision }.' });
+      return;
+    }
+    for (const k of unknownKeys(item, ['interaction_id', 'decision'])) errors.push({ pointer: `${at}/${k}`, detail: 'Unknown field.', code: 'invalid_parameter' });
+    if (typeof item.interaction_id !== 'string' || item.interaction_id === '') errors.push({ pointer: `${at}/interaction_id`, detail: 'A non-empty string is required.' });
+    if (!(APPROVAL_DECISIONS as readonly unknown[]).includes(item.decision)) errors.push({ pointer: `${at}/decision`, detail: 'Must be APPROVE or REJECT.' });
+  });
+  if (errors.length) return invalid(c, 'The responses are not valid.', errors);
+  return { ok: true, value: value as ApprovalResponse[] };
+}
+
+/** GET a run, cancellations and responses, on the platform router (after its auth, scope and rate checks). */
+export function registerDurableRoutes(app: Hono<Env>, mountedAt: string, catalog: AgentCatalog, durable: DurableRuns): void {
+  const notFound = (c: Context<Env>, agentId: string, runId: string) =>
+    // One answer for an unknown run, another token's run and another agent's run: none may be told apart.
+    problem(c, 'resource_not_found', `No run "${runId}" of agent "${agentId}" for this token.`);
+  const answer = (c: Context<Env>, outcome: Outcome) =>
+    outcome.ok ? c.json({ run: outcome.run, request_id: c.get('requestId') }) : problem(c, 'conflict', outcome.detail, { reason: outcome.reason });
+
+  app.get(routePattern(RUN_PATHS.platformRun, mountedAt), (c) => {
+    const agentId = c.req.param('agent_id')!;
+    const runId = c.req.param('run_id')!;
+    if (!catalog.get(agentId)) return notFound(c, agentId, runId);
+    const record = durable.find(c.get('tokenKey'), agentId, runId);
+    return record ? c.json({ run: durable.snapshot(record), request_id: c.get('requestId') }) : notFound(c, agentId, runId);
+  });
+
+  app.post(routePattern(RUN_PATHS.platformCancellations, mountedAt), async (c) => {
+    const agentId = c.req.param('agent_id')!;
+    const body = await objectBody(c, ['run_id']);
+    if (!body.ok) return body.response;
+    const runId = body.value.run_id as string;
+    const record = catalog.get(agentId) && durable.find(c.get('tokenKey'), agentId, runId);
+    return record ? answer(c, durable.cancel(record)) : notFound(c, agentId, runId);
+  });
+
+  app.post(routePattern(RUN_PATHS.platformResponses, mountedAt), async (c) => {
+    const agentId = c.req.param('agent_id')!;
+    const body = await objectBody(c, ['run_id', 'responses']);
+    if (!body.ok) return body.response;
+    const responses = responsesOf(c, body.value.responses);
+    if (!responses.ok) return responses.response;
+    const runId = body.value.run_id as string;
+    const record = catalog.get(agentId) && durable.find(c.get('tokenKey'), agentId, runId);
+    return record ? answer(c, durable.respond(record, responses.value)) : notFound(c, agentId, runId);
+  });
+}
