@@ -69,6 +69,17 @@ const SHOTS: Shot[] = [
     path: '/runs/echo-assistant',
     act: (p) => p.getByRole('button', { name: 'Add input fields by hand' }).waitFor(),
   },
+  {
+    name: 'durable-approval',
+    token: AGENTS,
+    path: '/runs/trip-planner',
+    act: async (p) => {
+      await p.getByRole('radio', { name: /^Durable/ }).check();
+      await p.getByLabel('Message 1 text').fill('Plan my Berlin trip');
+      await p.getByRole('button', { name: 'Start durable run' }).click();
+      await p.getByRole('status', { name: 'Run state' }).filter({ hasText: 'Waiting for your approval' }).waitFor({ timeout: 15_000 });
+    },
+  },
   { name: 'runs-unknown-agent', token: AGENTS, path: '/runs/no-such-agent', act: (p) => p.getByRole('alert').first().waitFor() },
 ];
 

@@ -105,7 +105,7 @@ export class RunsPage {
     this.addFieldsByHand = this.main.getByRole('button', { name: 'Add input fields by hand' });
 
     this.inputForm = this.main.getByRole('form', { name: 'Input' });
-    this.run = this.main.getByRole('button', { name: /^Run and (stream|wait)$/ });
+    this.run = this.main.getByRole('button', { name: /^(Run and (stream|wait)|Start durable run)$/ });
     this.stop = this.main.getByRole('button', { name: 'Stop', exact: true });
     this.inFlightHint = this.main.getByText(/^A run of .+ is in flight; stop it to start another\.$/);
     const request = this.main.getByRole('region', { name: 'Request', exact: true });

@@ -1,7 +1,6 @@
 import { useEffect, useId, useState } from 'react';
 import { Link, useParams } from 'react-router';
-import { transcriptOf } from '../../../contract/agents';
-import { DURABLE_STATES, isTerminalState, type DurableState } from '../../../contract/durable-runs';
+import { DURABLE_STATES, durableOutputText, isTerminalState, type DurableState, type RunConflictReason } from '../../../contract/durable-runs';
 import { ApiError } from '../../../lib/api-client';
 import { useConnection } from '../../../lib/connection';
 import { useCancelDurableRun, useDurableRun, useRespondToDurableRun } from '../api/durable-run';
@@ -43,9 +42,24 @@ function useNow(active: boolean): number {
   return now;
 }
 
+/** What each 409 `reason` of the reference service means for the person who clicked. */
+const CONFLICT_TEXT: Record<RunConflictReason, string> = {
+  not_cancellable: 'The run is in a step that cannot be interrupted, or nothing is executing it any more.',
+  duplicate_interaction: 'The same request was answered twice in one submission.',
+  conflicting_decision: 'Someone already decided otherwise on this request.',
+  stale_decision: 'These requests were already answered, by you elsewhere or by someone else.',
+  incomplete_decisions: 'Every pending request needs a decision in the same submission.',
+  not_pending: 'The run is no longer waiting for these decisions.',
+  approval_expired: 'The request expired before the decision arrived.',
+};
+
 function explain(error: unknown, action: string): string {
   if (!(error instanceof ApiError)) return String(error);
-  if (error.status === 409) return `409 Conflict: ${error.detail} The run has moved on since this page read it; it was read again, so what you see now is current.`;
+  if (error.status === 409) {
+    const reason = (error.body as { reason?: string } | undefined)?.reason;
+    const why = reason && reason in CONFLICT_TEXT ? `${CONFLICT_TEXT[reason as RunConflictReason]} ` : '';
+    return `409 Conflict: ${error.detail} ${why}The run has moved on since this page read it; it was read again, so what you see now is current.`;
+  }
   return `${action} failed: ${error.status ? `${error.status} ` : ''}${error.title}: ${error.detail}`;
 }
 
@@ -64,7 +78,7 @@ export function DurableRunPage() {
   const run = followed.data?.run;
   const now = useNow(run !== undefined && !isTerminalState(run.state));
   const notFound = followed.error instanceof ApiError && followed.error.status === 404;
-  const transcript = transcriptOf(run?.output?.messages ?? []);
+  const transcript = run ? durableOutputText(run) : '';
   const cancellable = run !== undefined && !isTerminalState(run.state) && run.state !== 'CANCELLING';
 
   return (
