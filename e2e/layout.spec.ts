@@ -31,6 +31,14 @@ test.describe('on a phone (390×844)', () => {
     await expect(runs.status).toHaveText('Done');
     await expect(runs.status).toBeInViewport();
     expect(await page.evaluate<number>(sidewaysOverflow)).toBeLessThanOrEqual(0);
+
+    // A durable run's page, paused with its approval card.
+    await page.goto('/runs/expense-filer');
+    await runs.answerBy('durable');
+    await runs.writeMessage('File my expenses');
+    await runs.run.click();
+    await expect(page.getByRole('status', { name: 'Run state' })).toHaveText('Waiting for your approval', { timeout: 15_000 });
+    expect(await page.evaluate<number>(sidewaysOverflow), 'the durable run page scrolls sideways').toBeLessThanOrEqual(0);
   });
 });
 
