@@ -10,9 +10,9 @@ export const TOKENS = {
 export type ConnectMode = 'same-origin' | 'proxy' | 'direct';
 
 const MODE_LABEL: Record<ConnectMode, string> = {
-  'same-origin': 'The bundled reference service (this origin)',
-  proxy: 'An instance, through the console\'s server',
-  direct: 'An instance, directly from the browser (needs CORS)',
+  'same-origin': 'Bundled reference service',
+  proxy: 'Instance, via this console’s server',
+  direct: 'Instance, directly (needs CORS)',
 };
 
 export interface NewProfile {

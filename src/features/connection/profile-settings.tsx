@@ -47,11 +47,11 @@ export function ProfileSettings() {
       <div className="field">
         <label htmlFor={ids.mode}>Connect to</label>
         <select id={ids.mode} value={active.mode} onChange={(e) => setMode(e.target.value as Profile['mode'])}>
-          <option value="same-origin">The bundled reference service (this origin)</option>
+          <option value="same-origin">Bundled reference service</option>
           <option value="proxy" disabled={!upstreams.data?.length}>
-            An instance, through the console's server{upstreams.data?.length ? '' : ' (start with --upstream)'}
+            Instance, via this console’s server{upstreams.data?.length ? '' : ' (start with --upstream)'}
           </option>
-          <option value="direct">An instance, directly from the browser (needs CORS)</option>
+          <option value="direct">Instance, directly (needs CORS)</option>
         </select>
       </div>
       {active.mode === 'proxy' && (
