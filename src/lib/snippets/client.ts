@@ -34,7 +34,7 @@ function metadataCall(call: Exclude<ApiCall, { op: 'run' }>): string {
 }
 
 export function clientSnippet(call: ApiCall, options: SnippetOptions): string {
-  const head = `import { Glean } from '${CLIENT_PACKAGE}';\n\n`;
+  const head = `// npm install ${CLIENT_PACKAGE}\nimport { Glean } from '${CLIENT_PACKAGE}';\n\n`;
   if (call.op !== 'run') {
     return [
       head + `const glean = new Glean({ apiToken: ${apiToken(options)} });`,
@@ -62,6 +62,7 @@ export function clientSnippet(call: ApiCall, options: SnippetOptions): string {
   }
   if (call.mode === 'stream') {
     return [
+      `// npm install ${CLIENT_PACKAGE}`,
       `import { Glean } from '${CLIENT_PACKAGE}';`,
       `import { CreateRunAcceptEnum } from '${CLIENT_PACKAGE}/sdk/agents.js';`,
       '',

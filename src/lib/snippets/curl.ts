@@ -13,7 +13,8 @@ function authHeader({ token, includeToken }: SnippetOptions): string {
 export function curlSnippet(call: ApiCall, options: SnippetOptions): string {
   const http = httpShape(call);
   const url = `${options.serverUrl}${http.path}`;
-  const first = ['curl'];
+  // --fail-with-body: an error status is a failed command, its explanation still printed.
+  const first = ['curl', '--fail-with-body'];
   // -N: print each event as it arrives instead of when curl's buffer fills.
   if (http.stream) first.push('-N');
   if (http.method !== 'GET' && !(http.method === 'POST' && http.body !== undefined)) first.push('-X', http.method);
@@ -30,7 +31,7 @@ export function curlSnippet(call: ApiCall, options: SnippetOptions): string {
     command +=
       '\n\n# The answer (201) is the run\'s first snapshot; follow it by its run_id until its state is' +
       '\n# SUCCEEDED, FAILED, CANCELLED or EXPIRED (REQUIRES_INPUT waits for tool approvals):' +
-      `\ncurl ${shellQuote(`${options.serverUrl}${durableRunPathPrefix(call.agentId)}`)}"$RUN_ID" \\\n  -H ${authHeader(options)}`;
+      `\ncurl --fail-with-body ${shellQuote(`${options.serverUrl}${durableRunPathPrefix(call.agentId)}`)}"$RUN_ID" \\\n  -H ${authHeader(options)}`;
   }
   return command;
 }

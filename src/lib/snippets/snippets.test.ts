@@ -80,6 +80,8 @@ describe.each(everyCall('sales'))('$name', ({ call }) => {
     if (http.body !== undefined) expect(parts.headers).toContain('Content-Type: application/json');
     expect(parts.headers.includes('Accept: text/event-stream')).toBe(http.stream);
     expect(parts.words.includes('-N')).toBe(http.stream);
+    // An error status makes the command fail, so a script notices.
+    expect(parts.words).toContain('--fail-with-body');
     // One option per line: nothing on screen needs to wrap inside a word.
     expect(code.split(' \\\n  ').length).toBeGreaterThan(1);
     expect(code).not.toContain(token);
@@ -169,6 +171,6 @@ describe('quoting', () => {
   it('a durable run on curl says how to follow it by its run_id', () => {
     const durable = everyCall().find((c) => c.name === 'platform durable')!.call;
     const code = snippet('curl', durable, hidden);
-    expect(code).toContain(`curl '${serverUrl}/api/agents/echo-assistant/runs/'"$RUN_ID"`);
+    expect(code).toContain(`curl --fail-with-body '${serverUrl}/api/agents/echo-assistant/runs/'"$RUN_ID"`);
   });
 });

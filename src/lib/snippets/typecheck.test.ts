@@ -1,3 +1,5 @@
+// Runs in Node (Vitest's node project), while tsconfig.app.json types src/ for the browser.
+/// <reference types="node" />
 /**
  * Every TypeScript snippet compiles against the installed official client: a method that
  * does not exist, a wrong argument order or a body the client's types refuse is a diagnostic.
