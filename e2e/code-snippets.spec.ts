@@ -1,4 +1,5 @@
 import { expect, test } from './fixtures';
+import { TOKENS } from './pages/connection';
 import { AGENT_TOKENS } from './pages/runs';
 import { CONSOLE_PORT } from './servers';
 
@@ -67,4 +68,43 @@ test('a run as code: tabs by keyboard, the TypeScript client snippet copied with
   await page.reload();
   await expect(tab('TypeScript')).toHaveAttribute('aria-selected', 'true');
   expect(Object.values((await shell.storage()).local).join('\n')).not.toContain(token);
+});
+
+test('schema code is the request about to be sent: GET, DELETE while confirming, the PUT being edited, document values as typed', async ({
+  connection,
+  schemas,
+  request,
+}) => {
+  const put = await request.put('/rest/api/index/custom-metadata/schema/e2ecode', {
+    headers: { Authorization: `Bearer ${TOKENS.global}` },
+    data: { metadataKeys: [{ name: 'stage', propertyType: 'PICKLIST' }] },
+  });
+  expect(put.status()).toBe(200);
+  await schemas.open('e2ecode');
+  await connection.setToken(TOKENS.global);
+  await expect(schemas.keysTable('e2ecode')).toBeVisible();
+  const url = `'${CONSOLE_ORIGIN}/rest/api/index/custom-metadata/schema/e2ecode'`;
+  await expect(schemas.curl).toContainText(`curl --fail-with-body ${url} \\`);
+
+  await schemas.deleteSchema.click();
+  await expect(schemas.curl).toContainText(`curl --fail-with-body -X DELETE ${url} \\`);
+  await schemas.confirmDeletion.getByRole('button', { name: 'Cancel' }).click();
+  await expect(schemas.curl).not.toContainText('-X DELETE');
+
+  await schemas.editSchema.click();
+  await schemas.addKeyRow('fresh', 'TEXT');
+  const editorCurl = schemas.editor().getByLabel('curl command');
+  await expect(editorCurl).toContainText(`curl --fail-with-body -X PUT ${url} \\`);
+  await expect(editorCurl).toContainText('"name": "fresh"');
+  await schemas.editor().getByRole('button', { name: 'Cancel' }).click();
+
+  const form = schemas.documentValues('e2ecode');
+  await form.getByText('Code for these requests').click();
+  await form.getByLabel('Document id').fill('DOC-CODE-1');
+  await schemas.documentField('e2ecode', 'stage').fill('draft');
+  const [setCode, removeCode] = [form.getByLabel('curl command').first(), form.getByLabel('curl command').last()];
+  const docUrl = `'${CONSOLE_ORIGIN}/rest/api/index/document/DOC-CODE-1/custom-metadata/e2ecode'`;
+  await expect(setCode).toContainText(`-X PUT ${docUrl}`);
+  await expect(setCode).toContainText('"value": "draft"');
+  await expect(removeCode).toContainText(`-X DELETE ${docUrl}`);
 });
