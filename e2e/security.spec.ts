@@ -54,14 +54,16 @@ test('a session token stays out of URLs, localStorage, console output and a copi
   await expectNoLeak();
 
   // Copied curl: redacted as $TOKEN unless "Include token" is ticked; the screen never shows it.
+  const get = (auth: string) =>
+    [`curl --fail-with-body '${CONSOLE_ORIGIN}/rest/api/index/custom-metadata/schema/sales' \\`, `  -H ${auth}`].join('\n');
   await schemas.copyCurl.click();
   await expect(schemas.curlStatus).toHaveText('Copied; the token is redacted as $TOKEN.');
-  expect(await clipboard()).toBe(`curl '${CONSOLE_ORIGIN}/rest/api/index/custom-metadata/schema/sales' -H "Authorization: Bearer $TOKEN"`);
+  expect(await clipboard()).toBe(get('"Authorization: Bearer $TOKEN"'));
   await schemas.includeToken.check();
-  await expect(schemas.curl).toHaveText(`curl '${CONSOLE_ORIGIN}/rest/api/index/custom-metadata/schema/sales' -H 'Authorization: Bearer ••••••••'`);
+  await expect(schemas.curl).toHaveText(get("'Authorization: Bearer ••••••••'"));
   await schemas.copyCurl.click();
   await expect(schemas.curlStatus).toHaveText('Copied, with the token.');
-  expect(await clipboard()).toBe(`curl '${CONSOLE_ORIGIN}/rest/api/index/custom-metadata/schema/sales' -H 'Authorization: Bearer ${token}'`);
+  expect(await clipboard()).toBe(get(`'Authorization: Bearer ${token}'`));
   await schemas.includeToken.uncheck();
   await schemas.copyCurl.click();
   await expect.poll(clipboard).not.toContain(token);

@@ -21,6 +21,8 @@ export class SchemasPage {
   readonly deleteSchema: Locator;
   readonly confirmDeletion: Locator;
 
+  /** The page's own code block (the GET, or the DELETE while deletion is confirmed). */
+  readonly code: Locator;
   readonly curl: Locator;
   readonly copyCurl: Locator;
   readonly includeToken: Locator;
@@ -43,10 +45,11 @@ export class SchemasPage {
     this.deleteSchema = this.main.getByRole('button', { name: 'Delete schema' });
     this.confirmDeletion = this.main.getByRole('group', { name: 'Confirm deletion' });
 
-    this.curl = this.main.getByLabel('curl command');
-    this.copyCurl = this.main.getByRole('button', { name: 'Copy as curl' });
-    this.includeToken = this.main.getByLabel('Include token');
-    this.curlStatus = this.main.locator('.copy-curl').getByRole('status');
+    this.code = this.main.locator('.code-snippets').first();
+    this.curl = this.code.getByLabel('curl command');
+    this.copyCurl = this.code.getByRole('button', { name: 'Copy curl' });
+    this.includeToken = this.code.getByLabel('Include token');
+    this.curlStatus = this.code.getByRole('status');
   }
 
   async open(group?: string) {
@@ -74,8 +77,9 @@ export class SchemasPage {
     return this.main.getByRole('tab', { name: name === 'Keys' ? /^Keys \(\d+\)$/ : name });
   }
 
+  /** The schema view's panel (the code block has tab panels of its own). */
   tabPanel(): Locator {
-    return this.main.getByRole('tabpanel');
+    return this.main.getByRole('tabpanel', { name: /^(Keys \(\d+\)|Raw JSON|Response)$/ });
   }
 
   keysTable(group: string): Locator {

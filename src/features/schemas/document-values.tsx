@@ -1,4 +1,5 @@
-import { useForm } from 'react-hook-form';
+import { useForm, useWatch, type Control } from 'react-hook-form';
+import { CodeSnippets } from '../../components/code-snippets';
 import { isListType, type CustomProperty, type MetadataSchema } from '../../contract/metadata';
 import { docIdProblem } from '../../contract/names';
 import { ApiError } from '../../lib/api-client';
@@ -19,6 +20,34 @@ function listOf(text: string): string[] {
   return text.split('\n').map((s) => s.trim()).filter(Boolean);
 }
 
+/** The values the form's fields set: empty fields are left out, list fields split into lines. */
+function valuesOf(schema: MetadataSchema, fields: Record<string, string | undefined>): CustomProperty[] {
+  const values: CustomProperty[] = [];
+  for (const key of schema.metadataKeys) {
+    const raw = fields[key.name] ?? '';
+    if (isListType(key.propertyType)) {
+      const list = listOf(raw);
+      if (list.length) values.push({ name: key.name, value: list });
+    } else if (raw.trim()) values.push({ name: key.name, value: raw.trim() });
+  }
+  return values;
+}
+
+/** The PUT and DELETE this form sends, as they are typed. */
+function DocumentCode({ connection, group, schema, control }: { connection: ActiveConnection; group: string; schema: MetadataSchema; control: Control<Values> }) {
+  const docId = (useWatch({ control, name: 'docId' }) ?? '').trim() || 'DOCUMENT-ID';
+  const fields = useWatch({ control, name: 'fields' }) ?? {};
+  return (
+    <details className="document-code">
+      <summary>Code for these requests</summary>
+      <h4>Set values (PUT)</h4>
+      <CodeSnippets call={{ op: 'putValues', group, docId, values: valuesOf(schema, fields) }} connection={connection} />
+      <h4>Remove all values (DELETE)</h4>
+      <CodeSnippets call={{ op: 'deleteValues', group, docId }} connection={connection} />
+    </details>
+  );
+}
+
 /** Sets or removes this group's values on one document, with a form built from the schema. */
 export function DocumentValues({ connection, group, schema }: { connection: ActiveConnection; group: string; schema: MetadataSchema }) {
   const form = useForm<Values>({ defaultValues: { docId: '', fields: {} }, mode: 'onSubmit' });
@@ -28,14 +57,7 @@ export function DocumentValues({ connection, group, schema }: { connection: Acti
   const rootError = form.formState.errors.root?.message;
 
   const onSet = form.handleSubmit(({ docId, fields }) => {
-    const values: CustomProperty[] = [];
-    for (const key of schema.metadataKeys) {
-      const raw = fields[key.name] ?? '';
-      if (isListType(key.propertyType)) {
-        const list = listOf(raw);
-        if (list.length) values.push({ name: key.name, value: list });
-      } else if (raw.trim()) values.push({ name: key.name, value: raw.trim() });
-    }
+    const values = valuesOf(schema, fields);
     if (!values.length) {
       form.setError('root', { message: 'Enter at least one value. To remove all values, use “Remove all values”.' });
       return;
@@ -92,6 +114,7 @@ export function DocumentValues({ connection, group, schema }: { connection: Acti
         {last && <p>{last}</p>}
         {failure && <p className="error">{describe(failure)}</p>}
       </div>
+      <DocumentCode connection={connection} group={group} schema={schema} control={form.control} />
     </form>
   );
 }

@@ -1,12 +1,12 @@
 import { useState } from 'react';
 import { set, useFieldArray, useForm, useWatch, type Control, type FieldErrors, type Resolver } from 'react-hook-form';
-import { CopyCurl } from '../../components/copy-curl';
+import { CodeSnippets } from '../../components/code-snippets';
 import { TableScroll } from '../../components/table-scroll';
 import { MAX_KEYS_PER_GROUP, PROPERTY_TYPE_MEANING, PROPERTY_TYPES, type MetadataSchema } from '../../contract/metadata';
 import { NAME_RULE } from '../../contract/names';
 import { ApiError } from '../../lib/api-client';
 import type { ActiveConnection } from '../../lib/connection';
-import { schemaPath, useSaveSchema } from './api/schema';
+import { useSaveSchema } from './api/schema';
 import { diffSchemas, isEmptyDiff, toRows, toSchema, validateKeys, type EditorValues } from './schema-rules';
 
 const resolver: Resolver<EditorValues> = (values) => {
@@ -86,7 +86,7 @@ export function SchemaEditor({ connection, group, stored, onDone }: {
             Back to editing
           </button>
         </div>
-        <CopyCurl request={{ method: 'PUT', url: `${connection.baseUrl}${schemaPath(group)}`, token: connection.token, body: review }} screenShare={connection.screenShare} />
+        <CodeSnippets call={{ op: 'putSchema', group, schema: review }} connection={connection} />
       </section>
     );
   }
@@ -160,18 +160,13 @@ export function SchemaEditor({ connection, group, stored, onDone }: {
           Cancel
         </button>
       </div>
-      <PutCurl connection={connection} group={group} control={form.control} />
+      <PutCode connection={connection} group={group} control={form.control} />
     </form>
   );
 }
 
-/** The PUT this editor will send, as the keys are typed: the curl shown is the request about to be made. */
-function PutCurl({ connection, group, control }: { connection: ActiveConnection; group: string; control: Control<EditorValues> }) {
+/** The PUT this editor will send, as the keys are typed: the code shown is the request about to be made. */
+function PutCode({ connection, group, control }: { connection: ActiveConnection; group: string; control: Control<EditorValues> }) {
   const keys = useWatch({ control, name: 'keys' });
-  return (
-    <CopyCurl
-      request={{ method: 'PUT', url: `${connection.baseUrl}${schemaPath(group)}`, token: connection.token, body: toSchema({ keys }) }}
-      screenShare={connection.screenShare}
-    />
-  );
+  return <CodeSnippets call={{ op: 'putSchema', group, schema: toSchema({ keys }) }} connection={connection} />;
 }

@@ -4,9 +4,9 @@ import { nameProblem } from '../../contract/names';
 import { GLOBAL_SCOPE, scopesCoverGroup, scopesThatCover } from '../../contract/scopes';
 import { ApiError, notConnected } from '../../lib/api-client';
 import { connectionKey, useConnection } from '../../lib/connection';
-import { CopyCurl } from '../../components/copy-curl';
+import { CodeSnippets } from '../../components/code-snippets';
 import { RelativeTime } from '../../components/relative-time';
-import { schemaPath, useDeleteSchema, useSchema } from './api/schema';
+import { useDeleteSchema, useSchema } from './api/schema';
 import { DocumentValues } from './document-values';
 import { GroupForm } from './group-form';
 import { useRecentGroups } from './recent-groups';
@@ -193,7 +193,8 @@ function GroupSchema({ group }: { group: string }) {
         />
       )}
       {allowed && !editing && (
-        <CopyCurl request={{ method: 'GET', url: `${connection.baseUrl}${schemaPath(group)}`, token: connection.token }} screenShare={connection.screenShare} />
+        // While deletion is being confirmed, the code is the DELETE about to be sent.
+        <CodeSnippets call={confirmDelete && query.isSuccess ? { op: 'deleteSchema', group } : { op: 'getSchema', group }} connection={connection} />
       )}
       {query.isSuccess && !editing && <DocumentValues connection={connection} group={group} schema={query.data.data} />}
     </div>

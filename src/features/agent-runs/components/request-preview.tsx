@@ -1,25 +1,19 @@
 import { useId } from 'react';
 import { useFormContext, useWatch } from 'react-hook-form';
-import { CopyCurl } from '../../../components/copy-curl';
-import { SSE_CONTENT_TYPE } from '../../../contract/sse';
+import { CodeSnippets } from '../../../components/code-snippets';
 import type { ActiveConnection } from '../../../lib/connection';
+import type { ApiCall } from '../../../lib/snippets';
 import { runParts, type RunFormValues } from '../model/run-form-values';
 import { counterpart, type RunParts, type RunRequest } from '../model/run-request';
 import type { FormField } from '../model/schema-form';
 
-function curlOf(connection: ActiveConnection, r: RunRequest) {
-  return {
-    method: 'POST',
-    url: `${connection.baseUrl}${r.path}`,
-    token: connection.token,
-    body: r.body,
-    headers: r.mode === 'stream' ? { Accept: SSE_CONTENT_TYPE } : undefined,
-  };
+function callOf(r: RunRequest): ApiCall {
+  return { op: 'run', agentId: r.agentId, flavour: r.flavour, mode: r.mode, path: r.path, body: r.body };
 }
 
 /**
  * The exact request the Run button will send, read from the form's values as they are typed
- * (useWatch inside the form's context), with curl for it and for the same run on the other API.
+ * (useWatch inside the form's context), with code for it and for the same run on the other API.
  */
 export function RequestPreview({ connection, fields, takesMessages, build }: {
   connection: ActiveConnection;
@@ -41,7 +35,7 @@ export function RequestPreview({ connection, fields, takesMessages, build }: {
       <pre className="raw" aria-label="Request body preview">
         {JSON.stringify(request.body, null, 2)}
       </pre>
-      <CopyCurl request={curlOf(connection, request)} screenShare={connection.screenShare} />
+      <CodeSnippets call={callOf(request)} connection={connection} />
       <details>
         <summary>Compare the legacy and current requests</summary>
         <div className="side-by-side">
@@ -54,7 +48,7 @@ export function RequestPreview({ connection, fields, takesMessages, build }: {
                   <code>POST {r.path}</code>
                 </p>
                 <pre className="raw">{JSON.stringify(r.body, null, 2)}</pre>
-                <CopyCurl request={curlOf(connection, r)} screenShare={connection.screenShare} />
+                <CodeSnippets call={callOf(r)} connection={connection} />
               </div>
             ))}
         </div>

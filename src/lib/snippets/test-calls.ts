@@ -1,0 +1,45 @@
+/**
+ * Test-only: one call of every kind the console sends, written as the console writes them
+ * (src/features/agent-runs/model/run-request.ts for the run bodies), on a group and agents
+ * the reference service has.
+ */
+import type { Message } from '../../contract/agents';
+import { legacyRunPath, platformRunsPath } from '../../contract/run-paths';
+import type { ApiCall } from './request';
+
+export interface NamedCall {
+  name: string;
+  call: ApiCall;
+}
+
+const hello: Message[] = [{ role: 'USER', content: [{ type: 'text', text: "Hello, it's me" }] }];
+/** A form agent's input carries every field, empty ones included (the input rule, README). */
+const policyInput = { topic: 'parental leave', audience: '', region: 'emea', tone: 'friendly', maxPoints: 3, includeLinks: true };
+
+/** The metadata calls in an order that works against a fresh group: create, read, set values, remove them, delete. */
+export function metadataCalls(group: string): NamedCall[] {
+  const docId = 'DOC-SNIPPET 1/a';
+  return [
+    { name: 'schema PUT', call: { op: 'putSchema', group, schema: { metadataKeys: [{ name: 'status', propertyType: 'PICKLIST' }, { name: 'tags', propertyType: 'MULTIPICKLIST', skipIndexing: true }] } } },
+    { name: 'schema GET', call: { op: 'getSchema', group } },
+    { name: 'values PUT', call: { op: 'putValues', group, docId, values: [{ name: 'status', value: "won't" }, { name: 'tags', value: ['emea', 'renewal'] }] } },
+    { name: 'values DELETE', call: { op: 'deleteValues', group, docId } },
+    { name: 'schema DELETE', call: { op: 'deleteSchema', group } },
+  ];
+}
+
+export function runCalls(): NamedCall[] {
+  const echo = 'echo-assistant';
+  const form = 'hr-policy-form';
+  return [
+    { name: 'legacy stream', call: { op: 'run', agentId: echo, flavour: 'legacy', mode: 'stream', path: legacyRunPath('stream'), body: { agent_id: echo, messages: hello } } },
+    { name: 'legacy wait', call: { op: 'run', agentId: form, flavour: 'legacy', mode: 'wait', path: legacyRunPath('wait'), body: { agent_id: form, input: policyInput } } },
+    { name: 'platform stream', call: { op: 'run', agentId: echo, flavour: 'platform', mode: 'stream', path: platformRunsPath(echo), body: { messages: hello, stream: true } } },
+    { name: 'platform wait', call: { op: 'run', agentId: form, flavour: 'platform', mode: 'wait', path: platformRunsPath(form), body: { input: policyInput, stream: false } } },
+    { name: 'platform durable', call: { op: 'run', agentId: echo, flavour: 'platform', mode: 'durable', path: platformRunsPath(echo), body: { messages: hello, execution_mode: 'DURABLE' } } },
+  ];
+}
+
+export function everyCall(group = 'sales'): NamedCall[] {
+  return [...metadataCalls(group), ...runCalls()];
+}
