@@ -209,7 +209,7 @@ test('waits for one answer: transcript, raw JSON and status; Stop and the client
   await expect(runs.resultTab('Transcript')).toHaveAttribute('aria-selected', 'true');
   await expect(runs.resultPanel()).toContainText('GLEAN_AI: You asked: "Just the answer".');
   await runs.resultTab('Raw JSON').click();
-  const raw = JSON.parse((await runs.resultPanel().textContent()) ?? '') as Record<string, unknown>;
+  const raw = JSON.parse((await runs.resultPanel().locator('pre').textContent()) ?? '') as Record<string, unknown>;
   expect(raw).toMatchObject({ run: { agent_id: 'echo-assistant', status: 'success' }, messages: [{ role: 'GLEAN_AI' }] });
   expect(await runs.serviceRunsAfter(before)).toMatchObject([{ mode: 'wait', outcome: 'completed' }]);
 

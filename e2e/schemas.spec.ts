@@ -33,7 +33,7 @@ test('a deep link shows the schema with its keys, raw JSON and response, in tabs
   await page.keyboard.press('ArrowRight');
   await expect(schemas.tab('Raw JSON')).toBeFocused();
   await expect(schemas.tab('Raw JSON')).toHaveAttribute('aria-selected', 'true');
-  const raw = JSON.parse(await schemas.tabPanel().innerText()) as unknown;
+  const raw = JSON.parse(await schemas.tabPanel().locator('pre').innerText()) as unknown;
   expect(raw).toEqual({ metadataKeys: SALES_KEYS.map(([name, propertyType]) => ({ name, propertyType, ...(name === 'dealNotes' && { skipIndexing: true }) })) });
 
   await page.keyboard.press('ArrowRight');

@@ -28,9 +28,13 @@ export function curlSnippet(call: ApiCall, options: SnippetOptions): string {
   }
   let command = lines.join(' \\\n  ');
   if (http.durable && call.op === 'run') {
-    command +=
-      '\n\n# The answer (201) is the run\'s first snapshot; follow it by its run_id until its state is' +
-      '\n# SUCCEEDED, FAILED, CANCELLED or EXPIRED (REQUIRES_INPUT waits for tool approvals):' +
+    // The 201 answer is one line of JSON: its run_id is kept to read the run with, never to POST again.
+    command =
+      '# Creates the run (201: its first snapshot) and keeps its run_id:\n' +
+      `RUN_ID=$(${command} \\\n  | sed -n 's/.*"run_id": *"\\([^"]*\\)".*/\\1/p')\n` +
+      'echo "run_id: $RUN_ID"' +
+      '\n\n# Read it again until its state is SUCCEEDED, FAILED, CANCELLED or EXPIRED' +
+      '\n# (REQUIRES_INPUT waits for tool approvals):' +
       `\ncurl --fail-with-body ${shellQuote(`${options.serverUrl}${durableRunPathPrefix(call.agentId)}`)}"$RUN_ID" \\\n  -H ${authHeader(options)}`;
   }
   return command;
