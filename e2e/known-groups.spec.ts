@@ -6,7 +6,8 @@ test('the Schemas page lists the groups it knows, with how each last answered, f
   await connection.setToken(TOKENS.sales);
   const known = page.getByRole('region', { name: 'Known groups' });
   const list = known.getByRole('list', { name: 'Known groups' });
-  await expect(list.getByRole('listitem')).toHaveText(['engineering · on the bundled service', 'hr · on the bundled service', 'sales · on the bundled service']);
+  // The service is shared by the suite: other tests add groups; the seeded ones are there.
+  for (const g of ['engineering', 'hr', 'sales']) await expect(list.getByRole('listitem').filter({ hasText: new RegExp(`^${g} `) })).toHaveText(`${g} · on the bundled service`);
 
   // Opened with this token: sales answers, hr is refused; both are remembered with the outcome.
   await page.goto('/schemas/sales');
@@ -16,10 +17,10 @@ test('the Schemas page lists the groups it knows, with how each last answered, f
   await page.goto('/schemas/hr');
   await expect(schemas.error(/^401 Unauthorized/)).toBeVisible();
   await page.goto('/schemas');
-  await expect(list.getByRole('listitem').filter({ hasText: 'sales' })).toHaveText('sales · on the bundled service · last answered');
-  await expect(list.getByRole('listitem').filter({ hasText: 'hr' })).toHaveText('hr · on the bundled service · last refused (401)');
+  await expect(list.getByRole('listitem').filter({ hasText: /^sales / })).toHaveText('sales · on the bundled service · last answered');
+  await expect(list.getByRole('listitem').filter({ hasText: /^hr / })).toHaveText('hr · on the bundled service · last refused (401)');
 
-  await known.getByLabel('Filter groups').fill('eng');
+  await known.getByLabel('Filter groups').fill('engin');
   await expect(list.getByRole('listitem')).toHaveText(['engineering · on the bundled service']);
   await list.getByRole('link', { name: 'engineering' }).click();
   await expect(page).toHaveURL(/\/schemas\/engineering$/);
@@ -27,5 +28,5 @@ test('the Schemas page lists the groups it knows, with how each last answered, f
   // A new token starts with no outcomes: what the old one was answered is not kept.
   await connection.setToken(TOKENS.global);
   await page.goto('/schemas');
-  await expect(list.getByRole('listitem').filter({ hasText: 'hr' })).toHaveText('hr · on the bundled service');
+  await expect(list.getByRole('listitem').filter({ hasText: /^hr / })).toHaveText('hr · on the bundled service');
 });
