@@ -1,5 +1,6 @@
 import type { ApiError } from '../lib/api-client';
 import { ResponseMetaView } from './response-meta';
+import { SpecBadge } from './spec-badge';
 
 /** The parts of a failed answer every error view shows: a non-JSON body as received, and the response details. */
 export function ErrorDetails({ error }: { error: ApiError }) {
@@ -11,6 +12,7 @@ export function ErrorDetails({ error }: { error: ApiError }) {
           <pre className="raw">{String(error.body)}</pre>
         </>
       )}
+      {error.meta && <SpecBadge answer={error.meta} />}
       {error.meta && (
         <details>
           <summary>Response details</summary>

@@ -13,6 +13,8 @@ export interface Difference {
   text: string;
   /** 'error': the answer breaks the documented schema; 'note': it goes beyond it. */
   severity: 'error' | 'note';
+  /** A property the documentation does not describe (counted apart in the badge). */
+  undocumented?: true;
 }
 
 function kindOf(value: unknown): string {
@@ -146,7 +148,7 @@ export function undocumented(doc: SpecDoc, schema: Json, value: unknown, pointer
     const subs = shape.properties.get(name);
     if (subs) notes.push(...undocumented(doc, subs[0]!, member, at));
     else if (describesMembers && !shape.required.has(name) && !shape.open && !shape.closed && !shape.patterns.some((re) => re.test(name))) {
-      notes.push({ pointer: at, text: `“${name}” is not in the public schema: the documentation does not describe it.`, severity: 'note' });
+      notes.push({ pointer: at, text: `“${name}” is not in the public schema: the documentation does not describe it.`, severity: 'note', undocumented: true });
     }
   }
   return notes;

@@ -1,0 +1,96 @@
+import { useEffect, useId, useState } from 'react';
+import type { ResponseMeta } from '../lib/api-client';
+import type { LensAnswer, LensResult, LensStream } from '../lib/spec-lens/lens';
+import { summarize } from '../lib/spec-lens/summary';
+
+type LensRequest = { answer: LensAnswer } | { stream: LensStream; event: string; data: string };
+
+type LensState = { key: string; result: LensResult } | { key: string; failed: string };
+
+/**
+ * Runs the lens on `request` once its chunk (Ajv and the spec) has loaded. The request goes
+ * through the effect as its JSON key, so a new answer is checked again and a stale check
+ * that finishes late is never shown.
+ */
+function useLens(request: LensRequest): LensState | undefined {
+  const key = JSON.stringify(request);
+  const [state, setState] = useState<LensState>();
+  useEffect(() => {
+    let live = true;
+    const req = JSON.parse(key) as LensRequest;
+    import('../lib/spec-lens/lens')
+      .then((m) => m.loadLens())
+      .then(
+        (lens) => {
+          const result = 'answer' in req ? lens.checkAnswer(req.answer) : lens.checkEvent(req.stream, req.event, req.data);
+          if (live) setState({ key, result });
+        },
+        (err: unknown) => {
+          if (live) setState({ key, failed: err instanceof Error ? err.message : String(err) });
+        },
+      );
+    return () => {
+      live = false;
+    };
+  }, [key]);
+  return state?.key === key ? state : undefined;
+}
+
+function LensBadge({ request, subject }: { request: LensRequest; subject: string }) {
+  const state = useLens(request);
+  const [open, setOpen] = useState(false);
+  const id = useId();
+  if (!state) return <p className="spec-badge spec-checking">Checking against the public schema…</p>;
+  if ('failed' in state) return <p className="spec-badge spec-none">Could not load the public schema ({state.failed}).</p>;
+  const { result } = state;
+  const { tone, label } = summarize(result, subject);
+  return (
+    <div className={`spec-badge spec-${tone}`} data-testid="spec-badge">
+      <button type="button" aria-expanded={open} aria-controls={id} onClick={() => setOpen((o) => !o)}>
+        <span aria-hidden="true" className="spec-mark">
+          {tone === 'match' ? '✓' : tone === 'differs' ? '≠' : '∅'}
+        </span>
+        {label}
+      </button>
+      <div id={id} className="spec-details" hidden={!open}>
+        {result.kind === 'no-schema' ? (
+          <p>{result.reason}</p>
+        ) : (
+          <>
+            <p className="muted">Checked against {result.against}.</p>
+            {result.differences.length > 0 ? (
+              <ul aria-label="Differences from the public schema">
+                {result.differences.map((d, i) => (
+                  <li key={i} className={d.severity === 'note' ? 'spec-note' : 'spec-error'}>
+                    <code>{d.pointer || '(the whole answer)'}</code> {d.severity === 'note' && <span className="spec-tag">note</span>} {d.text}
+                  </li>
+                ))}
+              </ul>
+            ) : (
+              <p>Every value has the documented type, every promised property is there, and nothing undocumented was sent.</p>
+            )}
+          </>
+        )}
+      </div>
+    </div>
+  );
+}
+
+/** The lens on a JSON answer (success or error): does it match the public schema of its operation and status? */
+export function SpecBadge({ answer }: { answer: ResponseMeta }) {
+  const contentType = answer.headers.find(([name]) => name.toLowerCase() === 'content-type')?.[1] ?? '';
+  // An event stream is checked event by event (SpecEventBadge); a body the console never
+  // read (rawBody '') of a stream has nothing to check here.
+  if (/text\/event-stream/i.test(contentType)) return null;
+  return (
+    <LensBadge
+      subject="this operation"
+      request={{ answer: { method: answer.method, url: answer.url, status: answer.status, contentType, body: answer.rawBody } }}
+    />
+  );
+}
+
+/** The lens on one streamed event's data, against the schema the documentation gives that event. */
+export function SpecEventBadge({ stream, event, data }: { stream: Pick<ResponseMeta, 'method' | 'url' | 'status'>; event: string; data: string }) {
+  return <LensBadge subject={`event ${event}`} request={{ stream: { method: stream.method, url: stream.url, status: stream.status }, event, data }} />;
+}
