@@ -69,7 +69,9 @@ function sentence(e: ErrorObject): Difference {
  */
 export function describeErrors(errors: readonly ErrorObject[]): Difference[] {
   const alternatives = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => `${e.schemaPath}/`);
-  const kept = errors.filter((e) => !alternatives.some((prefix) => e.schemaPath.startsWith(prefix)));
+  // An `if` error only says "must match the else schema", whose own errors follow: it is how
+  // `nullable` is compiled (openapi.ts), not something the answer did.
+  const kept = errors.filter((e) => e.keyword !== 'if' && !alternatives.some((prefix) => e.schemaPath.startsWith(prefix)));
   const seen = new Set<string>();
   const out: Difference[] = [];
   for (const d of kept.map(sentence)) {

@@ -61,7 +61,7 @@ const OPENAPI_ONLY = new Set(['nullable', 'example', 'discriminator', 'xml', 'ex
 /**
  * An OpenAPI 3.0 schema object as a draft-07 JSON Schema:
  * - `nullable: true` becomes a `null` type (or a `null` alternative where there is no type,
- *   since draft-07 ignores every keyword beside `$ref`);
+ *   since draft-07 ignores every keyword beside `$ref`: null, else the schema);
  * - the boolean `exclusiveMinimum`/`exclusiveMaximum` of 3.0 become draft-07's numbers;
  * - `example`, `discriminator`, `x-*` and the other OpenAPI-only keys are dropped;
  * - local `$ref`s are made absolute with `base`, so a schema cut out of the document still
@@ -93,5 +93,7 @@ export function toJsonSchema(node: Json, base: string): Json {
     if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
     return out;
   }
-  return { anyOf: [out, { type: 'null' }] };
+  // Not `anyOf: [out, null]`: a non-null value that breaks `out` would then read as "fits
+  // none of the shapes" instead of saying what in it differs.
+  return { if: { type: 'null' }, then: true, else: out };
 }
