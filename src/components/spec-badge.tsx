@@ -62,7 +62,13 @@ function LensBadge({ request, subject }: { request: LensRequest; subject: string
               <ul aria-label="Differences from the public schema">
                 {result.differences.map((d, i) => (
                   <li key={i} className={d.severity === 'note' ? 'spec-note' : 'spec-error'}>
-                    <code>{d.pointer || '(the whole answer)'}</code> {d.severity === 'note' && <span className="spec-tag">note</span>} {d.text}
+                    <code>{d.pointer || '(the whole answer)'}</code>{' '}
+                    {d.severity === 'note' && (
+                      <>
+                        <span className="spec-tag">note</span>{' '}
+                      </>
+                    )}
+                    {d.text}
                   </li>
                 ))}
               </ul>
