@@ -1,4 +1,4 @@
-import { useEffect, useId, useState } from 'react';
+import { useEffect, useId, useMemo, useState } from 'react';
 import type { ResponseMeta } from '../lib/api-client';
 import type { LensAnswer, LensResult, LensStream } from '../lib/spec-lens/lens';
 import { summarize } from '../lib/spec-lens/summary';
@@ -8,12 +8,10 @@ type LensRequest = { answer: LensAnswer } | { stream: LensStream; event: string;
 type LensState = { key: string; result: LensResult } | { key: string; failed: string };
 
 /**
- * Runs the lens on `request` once its chunk (Ajv and the spec) has loaded. The request goes
- * through the effect as its JSON key, so a new answer is checked again and a stale check
- * that finishes late is never shown.
+ * Runs the lens on a request, given as its JSON `key`, once its chunk (Ajv and the spec) has
+ * loaded: a new answer is checked again, and a stale check that finishes late is never shown.
  */
-function useLens(request: LensRequest): LensState | undefined {
-  const key = JSON.stringify(request);
+function useLens(key: string): LensState | undefined {
   const [state, setState] = useState<LensState>();
   useEffect(() => {
     let live = true;
@@ -36,8 +34,8 @@ function useLens(request: LensRequest): LensState | undefined {
   return state?.key === key ? state : undefined;
 }
 
-function LensBadge({ request, subject }: { request: LensRequest; subject: string }) {
-  const state = useLens(request);
+function LensBadge({ requestKey, subject }: { requestKey: string; subject: string }) {
+  const state = useLens(requestKey);
   const [open, setOpen] = useState(false);
   const id = useId();
   if (!state) return <p className="spec-badge spec-checking">Checking against the public schema…</p>;
@@ -85,18 +83,18 @@ function LensBadge({ request, subject }: { request: LensRequest; subject: string
 /** The lens on a JSON answer (success or error): does it match the public schema of its operation and status? */
 export function SpecBadge({ answer }: { answer: ResponseMeta }) {
   const contentType = answer.headers.find(([name]) => name.toLowerCase() === 'content-type')?.[1] ?? '';
+  const { method, url, status, rawBody: body } = answer;
+  // Memoized: a body may be megabytes, and the view around the badge re-renders on every tab switch.
+  const key = useMemo(() => JSON.stringify({ answer: { method, url, status, contentType, body } } satisfies LensRequest), [method, url, status, contentType, body]);
   // An event stream is checked event by event (SpecEventBadge); a body the console never
   // read (rawBody '') of a stream has nothing to check here.
   if (/text\/event-stream/i.test(contentType)) return null;
-  return (
-    <LensBadge
-      subject="this operation"
-      request={{ answer: { method: answer.method, url: answer.url, status: answer.status, contentType, body: answer.rawBody } }}
-    />
-  );
+  return <LensBadge subject="this operation" requestKey={key} />;
 }
 
 /** The lens on one streamed event's data, against the schema the documentation gives that event. */
 export function SpecEventBadge({ stream, event, data }: { stream: Pick<ResponseMeta, 'method' | 'url' | 'status'>; event: string; data: string }) {
-  return <LensBadge subject={`event ${event}`} request={{ stream: { method: stream.method, url: stream.url, status: stream.status }, event, data }} />;
+  const { method, url, status } = stream;
+  const key = useMemo(() => JSON.stringify({ stream: { method, url, status }, event, data } satisfies LensRequest), [method, url, status, event, data]);
+  return <LensBadge subject={`event ${event}`} requestKey={key} />;
 }
