@@ -34,6 +34,10 @@ describe('finding the documented operation of a request', () => {
   });
 
   it('finds the base path under a prefix of the instance URL, and ignores query and fragment', () => {
+    expect(operation('GET', '/upstream/127.0.0.1:4322/rest/api/index/custom-metadata/schema/onlyupstream')).toBe(
+      'indexing GET /custom-metadata/schema/{groupName} {"groupName":"onlyupstream"}',
+    );
+    expect(operation('POST', '/upstream/acme-be.glean.com/api/agents/search')).toBe('platform POST /agents/search {}');
     expect(operation('GET', 'https://gateway.example/glean/rest/api/index/custom-metadata/schema/sales?x=1#top')).toBe(
       'indexing GET /custom-metadata/schema/{groupName} {"groupName":"sales"}',
     );
