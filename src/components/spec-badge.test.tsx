@@ -1,4 +1,4 @@
-import { cleanup, render, screen, within } from '@testing-library/react';
+import { cleanup, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, expect, it } from 'vitest';
 import { DEMO } from '../test-support/reference-service';
@@ -22,6 +22,36 @@ it('a real answer of the reference service matches, and the badge says what it w
   expect(badge.getAttribute('aria-expanded')).toBe('true');
   expect(details.hidden).toBe(false);
   expect(details.textContent).toContain('Checked against GET /rest/api/index/custom-metadata/schema/{groupName} → 200 application/json, schema CustomMetadataSchema (indexing.json).');
+});
+
+it('real agent answers of both APIs match, success and error', async () => {
+  const agents = { baseUrl: '', token: DEMO.agents };
+  const answers = [
+    await apiRequest(agents, '/api/agents/echo-assistant'),
+    await apiRequest(agents, '/api/agents/hr-policy-form/schemas'),
+    await apiRequest(agents, '/api/agents/search', { method: 'POST', body: { name: 'echo' } }),
+    await apiRequest(agents, '/rest/api/v1/agents/echo-assistant'),
+    await apiRequest(agents, '/rest/api/v1/agents/hr-policy-form/schemas'),
+    await apiRequest(agents, '/rest/api/v1/agents/search', { method: 'POST', body: { name: 'echo' } }),
+    ((await apiRequest(agents, '/api/agents/no-such-agent').catch((e: unknown) => e)) as ApiError).meta!,
+  ];
+  expect(answers.map((a) => `${a.method} ${a.url} ${a.status}`)).toEqual([
+    'GET /api/agents/echo-assistant 200',
+    'GET /api/agents/hr-policy-form/schemas 200',
+    'POST /api/agents/search 200',
+    'GET /rest/api/v1/agents/echo-assistant 200',
+    'GET /rest/api/v1/agents/hr-policy-form/schemas 200',
+    'POST /rest/api/v1/agents/search 200',
+    'GET /api/agents/no-such-agent 404',
+  ]);
+  render(
+    <>
+      {answers.map((a, i) => (
+        <SpecBadge key={i} answer={a} />
+      ))}
+    </>,
+  );
+  await waitFor(() => expect(screen.getAllByRole('button', { name: 'matches the public schema' })).toHaveLength(answers.length));
 });
 
 it('an answer that differs expands to each pointer and what differs, undocumented fields counted apart', async () => {
