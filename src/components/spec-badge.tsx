@@ -38,12 +38,24 @@ function LensBadge({ requestKey, subject }: { requestKey: string; subject: strin
   const state = useLens(requestKey);
   const [open, setOpen] = useState(false);
   const id = useId();
-  if (!state) return <p className="spec-badge spec-checking">Checking against the public schema…</p>;
-  if ('failed' in state) return <p className="spec-badge spec-none">Could not load the public schema ({state.failed}).</p>;
+  // aria-live off: inside an error panel (role=alert) the verdict arriving a moment later
+  // would otherwise be read out over the error itself.
+  if (!state)
+    return (
+      <p className="spec-badge spec-checking" aria-live="off">
+        Checking against the public schema…
+      </p>
+    );
+  if ('failed' in state)
+    return (
+      <p className="spec-badge spec-none" aria-live="off">
+        Could not load the public schema ({state.failed}).
+      </p>
+    );
   const { result } = state;
   const { tone, label } = summarize(result, subject);
   return (
-    <div className={`spec-badge spec-${tone}`} data-testid="spec-badge">
+    <div className={`spec-badge spec-${tone}`} aria-live="off">
       <button type="button" aria-expanded={open} aria-controls={id} onClick={() => setOpen((o) => !o)}>
         <span aria-hidden="true" className="spec-mark">
           {tone === 'match' ? '✓' : tone === 'differs' ? '≠' : '∅'}
