@@ -91,11 +91,11 @@ export function DocumentValues({ connection, group, schema }: { connection: Acti
           Remove all values
         </button>
       </div>
+      {answered && <SpecBadge answer={answered} />}
       <div role="status" aria-live="polite">
         {last && <p>{last}</p>}
         {failure && <p className="error">{describe(failure)}</p>}
       </div>
-      {answered && <SpecBadge answer={answered} />}
     </form>
   );
 }
