@@ -1,6 +1,7 @@
 import type { ApiError } from '../lib/api-client';
 import { CopyButton } from './copy-button';
 import { ResponseMetaView } from './response-meta';
+import { SpecBadge } from './spec-badge';
 
 /** The parts of a failed answer every error view shows: a non-JSON body as received, and the response details. */
 export function ErrorDetails({ error }: { error: ApiError }) {
@@ -12,6 +13,7 @@ export function ErrorDetails({ error }: { error: ApiError }) {
           <pre className="raw">{String(error.body)}</pre>
         </>
       )}
+      {error.meta && <SpecBadge answer={error.meta} />}
       {error.meta && (
         <details>
           <summary>Response details</summary>

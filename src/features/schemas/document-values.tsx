@@ -2,6 +2,7 @@ import { useForm, useWatch, type Control } from 'react-hook-form';
 import { CodeSnippets } from '../../components/code-snippets';
 import { isListType, type CustomProperty, type MetadataSchema } from '../../contract/metadata';
 import { docIdProblem } from '../../contract/names';
+import { SpecBadge } from '../../components/spec-badge';
 import { ApiError } from '../../lib/api-client';
 import type { ActiveConnection } from '../../lib/connection';
 import { useRemoveDocumentValues, useSetDocumentValues } from './api/schema';
@@ -72,6 +73,8 @@ export function DocumentValues({ connection, group, schema }: { connection: Acti
 
   const last = set.isSuccess ? `Values set on ${set.variables.docId} (${set.data.status}, ${set.data.durationMs} ms).` : remove.isSuccess ? `All ${group} values removed from ${remove.variables.docId}.` : null;
   const failure = set.error ?? remove.error;
+  // The answer the lens checks: the last success, or a failure that got an HTTP answer.
+  const answered = set.isSuccess ? set.data : remove.isSuccess ? remove.data : failure instanceof ApiError ? failure.meta : undefined;
 
   return (
     <form className="panel" aria-labelledby="doc-heading" onSubmit={onSet} noValidate>
@@ -110,6 +113,7 @@ export function DocumentValues({ connection, group, schema }: { connection: Acti
           Remove all values
         </button>
       </div>
+      {answered && <SpecBadge answer={answered} />}
       <div role="status" aria-live="polite">
         {last && <p>{last}</p>}
         {failure && <p className="error">{describe(failure)}</p>}

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { SpecBadge } from '../../components/spec-badge';
 import { PROPERTY_TYPE_MEANING, type MetadataSchema } from '../../contract/metadata';
 import type { ApiResponse } from '../../lib/api-client';
 import { ResponseMetaView } from '../../components/response-meta';
@@ -7,7 +8,7 @@ import { TableScroll } from '../../components/table-scroll';
 import { CopyButton } from '../../components/copy-button';
 
 /** A group's keys, the raw answer and the response details. */
-export function SchemaView({ response, group }: { response: ApiResponse<MetadataSchema>; group: string }) {
+function SchemaTabs({ response, group }: { response: ApiResponse<MetadataSchema>; group: string }) {
   const [tab, setTab] = useState('keys');
   const keys = response.data.metadataKeys ?? [];
   return (
@@ -62,5 +63,15 @@ export function SchemaView({ response, group }: { response: ApiResponse<Metadata
         { id: 'response', label: 'Response', content: <ResponseMetaView meta={response} /> },
       ]}
     />
+  );
+}
+
+/** The schema answer: whether it matches the public schema, then its keys, raw JSON and details. */
+export function SchemaView({ response, group }: { response: ApiResponse<MetadataSchema>; group: string }) {
+  return (
+    <>
+      <SpecBadge answer={response} />
+      <SchemaTabs response={response} group={group} />
+    </>
   );
 }

@@ -1,6 +1,7 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useLayoutEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { ResponseMetaView } from '../../../components/response-meta';
+import { SpecEventBadge } from '../../../components/spec-badge';
 import { isActive, type RunState } from '../model/run-machine';
 import type { StreamLog, TimelineEntry } from '../model/stream-log';
 import { formatBytes, formatCount } from '../../../lib/format';
@@ -26,7 +27,7 @@ function pretty(data: string): string {
   }
 }
 
-function EventDetail({ entry }: { entry: TimelineEntry }) {
+function EventDetail({ entry, stream }: { entry: TimelineEntry; stream: StreamLog['meta'] }) {
   const [raw, setRaw] = useState(false);
   return (
     <div className="event-detail" aria-label={`Event ${entry.seq}`}>
@@ -49,6 +50,7 @@ function EventDetail({ entry }: { entry: TimelineEntry }) {
         <CopyButton text={entry.data} label="Copy event data" />
       </div>
       {entry.warning && <p className="warn">⚠ {entry.warning}</p>}
+      {stream && <SpecEventBadge stream={stream} event={entry.event} data={entry.data} />}
       <pre className="raw">{raw ? entry.data : pretty(entry.data)}</pre>
     </div>
   );
@@ -115,7 +117,7 @@ function Timeline({ log }: { log: StreamLog }) {
           })}
         </div>
       </div>
-      {entry && <EventDetail entry={entry} />}
+      {entry && <EventDetail entry={entry} stream={log.meta} />}
     </section>
   );
 }

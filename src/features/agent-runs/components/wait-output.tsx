@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { SpecBadge } from '../../../components/spec-badge';
 import { transcriptOf, type RunWaitResponse } from '../../../contract/agents';
 import { ResponseMetaView } from '../../../components/response-meta';
 import { Tabs } from '../../../components/tabs';
@@ -6,7 +7,7 @@ import type { ApiResponse } from '../../../lib/api-client';
 import { CopyButton } from '../../../components/copy-button';
 
 /** A waited run's answer: its messages, the raw JSON and the response's details. */
-export function WaitOutput({ answer }: { answer: ApiResponse<RunWaitResponse> }) {
+function WaitTabs({ answer }: { answer: ApiResponse<RunWaitResponse> }) {
   const [tab, setTab] = useState('transcript');
   const data = answer.data;
   const messages = Array.isArray(data?.messages) ? data.messages : [];
@@ -46,5 +47,15 @@ export function WaitOutput({ answer }: { answer: ApiResponse<RunWaitResponse> })
         { id: 'response', label: 'Response', content: <ResponseMetaView meta={answer} /> },
       ]}
     />
+  );
+}
+
+/** A waited run's answer: whether it matches the public schema, then its tabs. */
+export function WaitOutput({ answer }: { answer: ApiResponse<RunWaitResponse> }) {
+  return (
+    <>
+      <SpecBadge answer={answer} />
+      <WaitTabs answer={answer} />
+    </>
   );
 }

@@ -1,0 +1,100 @@
+import { cleanup, render, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, expect, it } from 'vitest';
+import { DEMO } from '../test-support/reference-service';
+import { ApiError, apiRequest } from '../lib/api-client';
+import { ErrorDetails } from './error-details';
+import { SpecBadge, SpecEventBadge } from './spec-badge';
+
+afterEach(cleanup);
+
+const global = { baseUrl: '', token: DEMO.global };
+
+it('a real answer of the reference service matches, and the badge says what it was checked against', async () => {
+  const answer = await apiRequest(global, '/rest/api/index/custom-metadata/schema/sales');
+  const user = userEvent.setup();
+  render(<SpecBadge answer={answer} />);
+  const badge = await screen.findByRole('button', { name: 'matches the public schema' });
+  expect(badge.getAttribute('aria-expanded')).toBe('false');
+  const details = document.getElementById(badge.getAttribute('aria-controls')!)!;
+  expect(details.hidden).toBe(true);
+  await user.click(badge);
+  expect(badge.getAttribute('aria-expanded')).toBe('true');
+  expect(details.hidden).toBe(false);
+  expect(details.textContent).toContain('Checked against GET /rest/api/index/custom-metadata/schema/{groupName} → 200 application/json, schema CustomMetadataSchema (indexing.json).');
+});
+
+it('real agent answers of both APIs match, success and error', async () => {
+  const agents = { baseUrl: '', token: DEMO.agents };
+  const answers = [
+    await apiRequest(agents, '/api/agents/echo-assistant'),
+    await apiRequest(agents, '/api/agents/hr-policy-form/schemas'),
+    await apiRequest(agents, '/api/agents/search', { method: 'POST', body: { name: 'echo' } }),
+    await apiRequest(agents, '/rest/api/v1/agents/echo-assistant'),
+    await apiRequest(agents, '/rest/api/v1/agents/hr-policy-form/schemas'),
+    await apiRequest(agents, '/rest/api/v1/agents/search', { method: 'POST', body: { name: 'echo' } }),
+    ((await apiRequest(agents, '/api/agents/no-such-agent').catch((e: unknown) => e)) as ApiError).meta!,
+  ];
+  expect(answers.map((a) => `${a.method} ${a.url} ${a.status}`)).toEqual([
+    'GET /api/agents/echo-assistant 200',
+    'GET /api/agents/hr-policy-form/schemas 200',
+    'POST /api/agents/search 200',
+    'GET /rest/api/v1/agents/echo-assistant 200',
+    'GET /rest/api/v1/agents/hr-policy-form/schemas 200',
+    'POST /rest/api/v1/agents/search 200',
+    'GET /api/agents/no-such-agent 404',
+  ]);
+  render(
+    <>
+      {answers.map((a, i) => (
+        <SpecBadge key={i} answer={a} />
+      ))}
+    </>,
+  );
+  await waitFor(() => expect(screen.getAllByRole('button', { name: 'matches the public schema' })).toHaveLength(answers.length));
+});
+
+it('an answer that differs expands to each pointer and what differs, undocumented fields counted apart', async () => {
+  const real = await apiRequest<{ metadataKeys: { name: string }[] }>(global, '/rest/api/index/custom-metadata/schema/sales');
+  // What an instance might answer instead: a key's name as a number, and a field the documentation does not have.
+  const keys = real.data.metadataKeys.map((k, i) => (i === 1 ? { ...k, name: 42 } : k));
+  const answer = { ...real, rawBody: JSON.stringify({ metadataKeys: keys, etag: 'W/"7"' }) };
+  const user = userEvent.setup();
+  render(<SpecBadge answer={answer} />);
+  const badge = await screen.findByRole('button', { name: '1 difference · 1 undocumented field' });
+  await user.click(badge);
+  expect(badge.getAttribute('aria-expanded')).toBe('true');
+  const list = screen.getByRole('list', { name: 'Differences from the public schema' });
+  expect(within(list).getAllByRole('listitem').map((li) => li.textContent)).toEqual([
+    '/metadataKeys/1/name The documentation says a string here; the answer has an integer (42).',
+    '/etag note “etag” is not in the public schema: the documentation does not describe it.',
+  ]);
+  await user.click(badge);
+  expect(badge.getAttribute('aria-expanded')).toBe('false');
+  expect(list.closest('[hidden]')).not.toBeNull();
+});
+
+it('an error answer is checked too, in the error details', async () => {
+  const error = await apiRequest(global, '/rest/api/index/custom-metadata/schema/nosuchgroup').catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(ApiError);
+  expect((error as ApiError).status).toBe(404);
+  render(<ErrorDetails error={error as ApiError} />);
+  const user = userEvent.setup();
+  await user.click(await screen.findByRole('button', { name: 'matches the public schema' }));
+  expect(screen.getByText(/Checked against GET .* → 404 application\/json, schema ErrorInfoResponse/)).toBeTruthy();
+});
+
+it('says when the spec has no schema for the operation, or for an event, and why', async () => {
+  const info = await apiRequest(global, '/sandbox/info');
+  const user = userEvent.setup();
+  render(
+    <>
+      <SpecBadge answer={info} />
+      <SpecEventBadge stream={{ method: 'POST', url: '/api/agents/echo-assistant/runs', status: 200 }} event="message" data='{"messages":[]}' />
+    </>,
+  );
+  await user.click(await screen.findByRole('button', { name: 'No public schema for this operation' }));
+  expect(screen.getByText('The public spec documents no operation at /sandbox/info.')).toBeTruthy();
+  await user.click(await screen.findByRole('button', { name: 'No public schema for event message' }));
+  expect(screen.getByText(/No public schema for event “message”: platform.json names the event .* but publishes no schema for its data\./)).toBeTruthy();
+});

@@ -1,0 +1,157 @@
+/**
+ * Differences between an answer and its documented schema, in words: Ajv's errors turned
+ * into sentences, and the properties the schema does not describe (which Ajv cannot
+ * report where the spec leaves `additionalProperties` open, as OpenAPI does by default).
+ */
+import type { ErrorObject } from 'ajv';
+import { deref, escapePointerToken, isObject, type Json, type JsonObject, type SpecDoc } from './openapi';
+
+export interface Difference {
+  /** RFC 6901 pointer into the answer ('' is the whole answer). */
+  pointer: string;
+  /** What differs, in a sentence. */
+  text: string;
+  /** 'error': the answer breaks the documented schema; 'note': it goes beyond it. */
+  severity: 'error' | 'note';
+  /** A property the documentation does not describe (counted apart in the badge). */
+  undocumented?: true;
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'an integer' : 'a number';
+  if (typeof value === 'object') return 'an object';
+  return `a ${typeof value}`;
+}
+
+function shown(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 60 ? `${text.slice(0, 57)}…` : text;
+}
+
+const article = (type: string) => (type === 'null' ? 'null' : type === 'array' || type === 'object' || type === 'integer' ? `an ${type}` : `a ${type}`);
+
+function typeList(type: unknown): string {
+  const list = (Array.isArray(type) ? type : [type]).map(String).map(article);
+  return list.length > 1 ? `${list.slice(0, -1).join(', ')} or ${list.at(-1)}` : list[0]!;
+}
+
+/** One Ajv error (compiled with `verbose`, so `data` holds the offending value) as a difference. */
+function sentence(e: ErrorObject): Difference {
+  const at = e.instancePath;
+  const p = e.params as Record<string, unknown>;
+  const error = (pointer: string, text: string): Difference => ({ pointer, text, severity: 'error' });
+  switch (e.keyword) {
+    case 'required':
+      return error(`${at}/${escapePointerToken(String(p.missingProperty))}`, `The documentation promises “${String(p.missingProperty)}”; the answer omits it.`);
+    case 'type':
+      return error(at, `The documentation says ${typeList(p.type)} here; the answer has ${kindOf(e.data)}${e.data === null || typeof e.data === 'object' ? '' : ` (${shown(e.data)})`}.`);
+    case 'enum':
+      return error(at, `The documentation allows only ${(p.allowedValues as unknown[]).map(shown).join(', ')}; the answer has ${shown(e.data)}.`);
+    case 'const':
+      return error(at, `The documentation allows only ${shown(p.allowedValue)}; the answer has ${shown(e.data)}.`);
+    case 'format':
+      return error(at, `The documentation says a ${String(p.format)}; the answer has ${shown(e.data)}, which is not one.`);
+    case 'additionalProperties':
+      return error(`${at}/${escapePointerToken(String(p.additionalProperty))}`, `“${String(p.additionalProperty)}” is not in the public schema, which allows no other properties here.`);
+    case 'anyOf':
+    case 'oneOf':
+      return error(at, Array.isArray(p.passingSchemas) ? 'The answer fits more than one of the shapes the documentation allows here, where it must fit exactly one.' : 'The answer fits none of the shapes the documentation allows here.');
+    default:
+      return error(at, `The documentation says this ${e.message ?? 'is different'}; the answer has ${shown(e.data)}.`);
+  }
+}
+
+/**
+ * Ajv's errors as differences. The errors inside a failed `anyOf`/`oneOf` are one per branch
+ * tried, which reads as noise: only the "fits none" line is kept for them.
+ */
+export function describeErrors(errors: readonly ErrorObject[]): Difference[] {
+  const alternatives = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => `${e.schemaPath}/`);
+  // An `if` error only says "must match the else schema", whose own errors follow: it is how
+  // `nullable` is compiled (openapi.ts), not something the answer did.
+  const kept = errors.filter((e) => e.keyword !== 'if' && !alternatives.some((prefix) => e.schemaPath.startsWith(prefix)));
+  const seen = new Set<string>();
+  const out: Difference[] = [];
+  for (const d of kept.map(sentence)) {
+    const key = `${d.pointer}\n${d.text}`;
+    if (!seen.has(key)) out.push(d);
+    seen.add(key);
+  }
+  return out;
+}
+
+interface ObjectShape {
+  /** Property name → the schemas that describe it (several when allOf/anyOf/oneOf each do). */
+  properties: Map<string, Json[]>;
+  required: Set<string>;
+  patterns: RegExp[];
+  /** Any other property is documented: `additionalProperties` is a schema or `true`, or the
+   * schema says nothing about the object's members at all. */
+  open: boolean;
+  /** `additionalProperties: false` somewhere: Ajv reports extras as errors already. */
+  closed: boolean;
+  items: Json[];
+}
+
+function shapeOf(doc: SpecDoc, schema: Json, shape: ObjectShape, seen: Set<JsonObject>): void {
+  const node = deref(doc, schema);
+  if (!node || seen.has(node)) return;
+  seen.add(node);
+  if (isObject(node.properties)) {
+    for (const [name, sub] of Object.entries(node.properties)) shape.properties.set(name, [...(shape.properties.get(name) ?? []), sub]);
+  }
+  // A name the schema requires is documented, even where the vendor forgot to describe it
+  // under `properties` (client_rest.json's ServerToolBase requires `toolType` that way).
+  if (Array.isArray(node.required)) {
+    for (const name of node.required) if (typeof name === 'string') shape.required.add(name);
+  }
+  if (isObject(node.patternProperties)) {
+    for (const pattern of Object.keys(node.patternProperties)) {
+      try {
+        shape.patterns.push(new RegExp(pattern, 'u'));
+      } catch {
+        shape.open = true;
+      }
+    }
+  }
+  if (node.additionalProperties === false) shape.closed = true;
+  else if (node.additionalProperties !== undefined) shape.open = true;
+  if (node.items !== undefined && !Array.isArray(node.items)) shape.items.push(node.items);
+  for (const key of ['allOf', 'anyOf', 'oneOf'] as const) {
+    const list = node[key];
+    if (Array.isArray(list)) for (const sub of list) shapeOf(doc, sub, shape, seen);
+  }
+}
+
+/**
+ * The properties of `value` its schema does not describe, as notes, walking the answer
+ * (never the schema, so recursive schemas end). A property described by any branch of an
+ * allOf/anyOf/oneOf counts as documented: the lens flags what no documentation mentions,
+ * and leaves "which branch" to Ajv.
+ */
+export function undocumented(doc: SpecDoc, schema: Json, value: unknown, pointer = ''): Difference[] {
+  if (typeof value !== 'object' || value === null) return [];
+  const shape: ObjectShape = { properties: new Map(), required: new Set(), patterns: [], open: false, closed: false, items: [] };
+  shapeOf(doc, schema, shape, new Set());
+  const notes: Difference[] = [];
+  if (Array.isArray(value)) {
+    if (shape.items.length === 0) return notes;
+    value.forEach((item, i) => {
+      for (const sub of shape.items.slice(0, 1)) notes.push(...undocumented(doc, sub, item, `${pointer}/${i}`));
+    });
+    return notes;
+  }
+  // A schema that names no members (e.g. a free-form `value`) documents any object.
+  const describesMembers = shape.properties.size > 0 || shape.required.size > 0 || shape.patterns.length > 0;
+  for (const [name, member] of Object.entries(value as Record<string, unknown>)) {
+    const at = `${pointer}/${escapePointerToken(name)}`;
+    const subs = shape.properties.get(name);
+    if (subs) notes.push(...undocumented(doc, subs[0]!, member, at));
+    else if (describesMembers && !shape.required.has(name) && !shape.open && !shape.closed && !shape.patterns.some((re) => re.test(name))) {
+      notes.push({ pointer: at, text: `“${name}” is not in the public schema: the documentation does not describe it.`, severity: 'note', undocumented: true });
+    }
+  }
+  return notes;
+}

@@ -1,0 +1,242 @@
+import { describe, expect, it } from 'vitest';
+import platform from '../../contract/spec/platform.json';
+import { loadLens, SpecLens, type LensAnswer, type LensResult } from './lens';
+import type { JsonObject, SpecDoc } from './openapi';
+import { summarize } from './summary';
+
+const lens = await loadLens();
+
+const answer = (method: string, url: string, status: number, contentType: string, body: unknown): LensAnswer => ({
+  method,
+  url,
+  status,
+  contentType,
+  body: typeof body === 'string' ? body : JSON.stringify(body),
+});
+
+const differences = (result: LensResult) => (result.kind === 'checked' ? result.differences.map((d) => `${d.severity} ${d.pointer} ${d.text}`) : result.reason);
+
+/**
+ * Answers of the reference service, copied from what it sent (`npm run service`, the demo
+ * tokens): the service's contract tests already hold it to the spec, so each must match.
+ */
+const REAL: [string, LensAnswer][] = [
+  ['schema GET', answer('GET', 'http://127.0.0.1:5173/rest/api/index/custom-metadata/schema/sales', 200, 'application/json', { metadataKeys: [{ name: 'status', propertyType: 'PICKLIST' }, { name: 'region', propertyType: 'PICKLIST' }, { name: 'tags', propertyType: 'MULTIPICKLIST' }, { name: 'dealNotes', propertyType: 'TEXT', skipIndexing: true }] })],
+  ['schema 404', answer('GET', '/rest/api/index/custom-metadata/schema/nosuch', 404, 'application/json', { error: 'not found', message: 'Group "nosuch" has no schema.' })],
+  ['schema 401', answer('GET', '/rest/api/index/custom-metadata/schema/sales', 401, 'application/json', { error: 'unauthorized', message: 'No bearer token: send Authorization: Bearer <token>.' })],
+  ['schema PUT', answer('PUT', '/rest/api/index/custom-metadata/schema/newgroup', 200, 'application/json', {})],
+  ['document values PUT', answer('PUT', '/rest/api/index/document/doc-1/custom-metadata/sales', 200, 'application/json', {})],
+  ['platform agent', answer('GET', '/api/agents/echo-assistant', 200, 'application/json', { agent: { agent_id: 'echo-assistant', name: 'Echo Assistant', capabilities: { 'ap.io.messages': true, 'ap.io.streaming': true }, description: 'A messages agent: answers the last user message, word by word.' }, request_id: 'req_2a3135b9aa23fdf3' })],
+  ['platform schemas', answer('GET', '/api/agents/echo-assistant/schemas', 200, 'application/json', { agent_id: 'echo-assistant', name: 'Echo Assistant', input_schema: { type: 'object', properties: {} }, output_schema: {}, request_id: 'req_ae9ad4e34fbe511b' })],
+  ['platform search', answer('POST', '/api/agents/search', 200, 'application/json', { agents: [{ agent_id: 'echo-assistant', name: 'Echo Assistant', capabilities: { 'ap.io.messages': true, 'ap.io.streaming': true }, description: 'A messages agent.' }], request_id: 'req_c0ed6c894cafb855' })],
+  ['platform wait', answer('POST', '/api/agents/echo-assistant/runs', 200, 'application/json', { run: { agent_id: 'echo-assistant', messages: [{ role: 'USER', content: [{ type: 'text', text: 'Hi' }] }], status: 'success' }, messages: [{ role: 'GLEAN_AI', content: [{ type: 'text', text: 'You asked: "Hi".' }] }], request_id: 'req_add159dda81e72fa' })],
+  ['platform 422', answer('POST', '/api/agents/calendar-helper/runs', 422, 'application/problem+json', { type: 'https://developers.glean.com/errors/tools-unauthorized', title: 'Tools Unauthorized', status: 422, detail: 'Agent calendar-helper uses tools you have not authorized.', code: 'tools_unauthorized', request_id: 'req_69a610bbd85108a9', documentation_url: 'https://developers.glean.com/errors/tools-unauthorized', authentication_suggestions: [{ tool_name: 'Google Calendar', server_id: 'srv_gcal_01' }] })],
+  ['platform 404', answer('POST', '/api/agents/no-such/runs', 404, 'application/problem+json', { type: 'https://developers.glean.com/errors/resource-not-found', title: 'Resource Not Found', status: 404, detail: 'No agent with id "no-such".', code: 'resource_not_found', request_id: 'req_9d8d722e4c62f553', documentation_url: 'https://developers.glean.com/errors/resource-not-found' })],
+  ['client agent', answer('GET', '/rest/api/v1/agents/echo-assistant', 200, 'application/json', { agent_id: 'echo-assistant', name: 'Echo Assistant', capabilities: { 'ap.io.messages': true, 'ap.io.streaming': true }, description: 'A messages agent.' })],
+  ['client wait', answer('POST', '/rest/api/v1/agents/runs/wait', 200, 'application/json', { run: { agent_id: 'echo-assistant', messages: [{ role: 'USER', content: [{ type: 'text', text: 'Hi' }] }], status: 'success' }, messages: [{ role: 'GLEAN_AI', content: [{ type: 'text', text: 'You asked: "Hi".' }] }] })],
+  ['client 422', answer('POST', '/rest/api/v1/agents/runs/wait', 422, 'application/json', { message: 'Agent calendar-helper uses tools you have not authorized.', authenticationSuggestions: [{ toolName: 'Google Calendar', serverId: 'srv_gcal_01', toolType: 'MCP', requestType: 'AUTHENTICATION_SUGGESTION', requestId: 'req_35b0340ab0c55001_0' }] })],
+];
+
+describe('answers that match the public schema', () => {
+  it.each(REAL)('%s', (_, a) => {
+    const result = lens.checkAnswer(a);
+    expect(differences(result)).toEqual([]);
+    expect(summarize(result, 'this operation')).toEqual({ tone: 'match', label: 'matches the public schema' });
+  });
+
+  it('says what it checked against', () => {
+    const result = lens.checkAnswer(REAL[0]![1]);
+    expect(result.kind === 'checked' && result.against).toBe('GET /rest/api/index/custom-metadata/schema/{groupName} → 200 application/json, schema CustomMetadataSchema (indexing.json)');
+  });
+});
+
+describe('answers that do not', () => {
+  const schemaUrl = '/rest/api/index/custom-metadata/schema/sales';
+
+  it('names a promised property the answer omits, with its pointer', () => {
+    const result = lens.checkAnswer(answer('POST', '/api/agents/no-such/runs', 404, 'application/problem+json', { type: 'https://x.example/e', title: 'Not Found', status: 404, detail: 'gone' }));
+    expect(differences(result)).toEqual([
+      'error /code The documentation promises “code”; the answer omits it.',
+      'error /request_id The documentation promises “request_id”; the answer omits it.',
+    ]);
+    expect(summarize(result, 'this operation')).toEqual({ tone: 'differs', label: '2 differences' });
+  });
+
+  it('names a wrong type and a value outside the documented enum, deep in the answer', () => {
+    const result = lens.checkAnswer(answer('GET', schemaUrl, 200, 'application/json', { metadataKeys: [{ name: 'a', propertyType: 'TEXT' }, { name: 7, propertyType: 'BOOLEAN', skipIndexing: 'yes' }] }));
+    expect(differences(result)).toEqual([
+      'error /metadataKeys/1/name The documentation says a string here; the answer has an integer (7).',
+      'error /metadataKeys/1/propertyType The documentation allows only "TEXT", "DATE", "INT", "USERID", "PICKLIST", "TEXTLIST", "MULTIPICKLIST"; the answer has "BOOLEAN".',
+      'error /metadataKeys/1/skipIndexing The documentation says a boolean here; the answer has a string ("yes").',
+    ]);
+  });
+
+  it('reports fields the documentation does not describe as notes, counted apart, though the spec allows extra properties', () => {
+    const result = lens.checkAnswer(answer('GET', schemaUrl, 200, 'application/json', { metadataKeys: [{ name: 'a', propertyType: 'TEXT', 'colour/shade': 'red' }], etag: 'w/1' }));
+    expect(differences(result)).toEqual([
+      'note /metadataKeys/0/colour~1shade “colour/shade” is not in the public schema: the documentation does not describe it.',
+      'note /etag “etag” is not in the public schema: the documentation does not describe it.',
+    ]);
+    expect(summarize(result, 'this operation')).toEqual({ tone: 'match', label: 'matches the public schema · 2 undocumented fields' });
+  });
+
+  it('counts differences and undocumented fields together', () => {
+    const result = lens.checkAnswer(answer('GET', schemaUrl, 200, 'application/json', { keys: [] }));
+    expect(summarize(result, 'this operation')).toEqual({ tone: 'differs', label: '1 difference · 1 undocumented field' });
+  });
+
+  it('a field inside an open map (additionalProperties) is documented', () => {
+    const result = lens.checkAnswer(answer('GET', '/api/agents/a', 200, 'application/json', { agent: { agent_id: 'a', name: 'A', capabilities: { 'ap.io.anything': true } }, request_id: 'r' }));
+    expect(differences(result)).toEqual([]);
+  });
+
+  it('a type the documentation does not allow, where the top of the answer should be an object', () => {
+    expect(differences(lens.checkAnswer(answer('GET', schemaUrl, 200, 'application/json', '["a"]')))).toEqual(['error  The documentation says an object here; the answer has an array.']);
+  });
+
+  it('a body that is not JSON, empty, or sent under another media type', () => {
+    expect(differences(lens.checkAnswer(answer('GET', schemaUrl, 200, 'application/json', '{"metadataKeys": [')))).toEqual(['error  The documentation promises JSON; the answer is not valid JSON.']);
+    expect(differences(lens.checkAnswer(answer('GET', schemaUrl, 200, 'application/json', '')))).toEqual(['error  The documentation promises a body; the answer is empty.']);
+    expect(differences(lens.checkAnswer(answer('GET', schemaUrl, 502, 'text/html', '<h1>Bad gateway</h1>')))).toEqual(
+      'indexing.json lists no 502 answer for GET /rest/api/index/custom-metadata/schema/{groupName}.',
+    );
+    expect(differences(lens.checkAnswer(answer('GET', schemaUrl, 500, 'text/html', '<h1>Oops</h1>')))).toEqual([
+      'error  The documentation says the answer is application/json; it came as text/html. It is not JSON.',
+    ]);
+    const problemAsJson = { ...JSON.parse(REAL[10]![1].body), status: '404' } as JsonObject;
+    expect(differences(lens.checkAnswer(answer('POST', '/api/agents/no-such/runs', 404, 'application/json', problemAsJson)))).toEqual([
+      'error /status The documentation says an integer here; the answer has a string ("404").',
+      'note  The documentation says the answer is application/problem+json; it came as application/json.',
+    ]);
+  });
+
+  it('checks formats the spec names', () => {
+    const bad = { ...JSON.parse(REAL[10]![1].body), documentation_url: 'not a url' } as JsonObject;
+    expect(differences(lens.checkAnswer(answer('POST', '/api/agents/no-such/runs', 404, 'application/problem+json', bad)))).toEqual([
+      'error /documentation_url The documentation says a uri; the answer has "not a url", which is not one.',
+    ]);
+  });
+});
+
+describe('answers the spec does not document', () => {
+  it('says so for an unknown operation, an unlisted status, or a status listed without a body', () => {
+    const none = (a: LensAnswer) => {
+      const result = lens.checkAnswer(a);
+      expect(summarize(result, 'this operation')).toEqual({ tone: 'none', label: 'No public schema for this operation' });
+      return differences(result);
+    };
+    expect(none(answer('GET', '/api/durable-runs/r1', 200, 'application/json', {}))).toBe('The public spec documents no operation at /api/durable-runs/r1.');
+    expect(none(answer('POST', '/rest/api/v1/agents/runs/wait', 401, 'application/json', '"Not allowed"'))).toBe('client_rest.json lists no 401 answer for POST /rest/api/v1/agents/runs/wait.');
+    expect(none(answer('POST', '/rest/api/v1/agents/runs/wait', 403, 'application/json', '"Forbidden"'))).toBe(
+      'client_rest.json lists 403 for POST /rest/api/v1/agents/runs/wait but publishes no JSON body for it.',
+    );
+  });
+});
+
+describe('streamed events', () => {
+  const platformRun = { method: 'POST', url: 'http://127.0.0.1:5173/api/agents/flaky-reporter/runs', status: 200 };
+  const legacyRun = { method: 'POST', url: '/rest/api/v1/agents/runs/stream', status: 200 };
+  const message = '{"messages":[{"role":"GLEAN_AI","content":[{"type":"text","text":"Almost there"}]}]}';
+  const failed = {
+    error: { type: 'https://developers.glean.com/errors/spend-limit-exceeded', title: 'Spend Limit Exceeded', status: 403, detail: 'You’ve reached the monthly limit set by your admin.', code: 'spend_limit_exceeded', request_id: 'req_94854b02062fe037', documentation_url: 'https://developers.glean.com/errors/spend-limit-exceeded' },
+  };
+
+  it('says there is no public schema for an event the spec names but gives no data schema', () => {
+    expect(differences(lens.checkEvent(platformRun, 'message', message))).toBe(
+      'No public schema for event “message”: platform.json names the event for POST /api/agents/{agent_id}/runs but publishes no schema for its data.',
+    );
+    expect(differences(lens.checkEvent(legacyRun, 'message', message))).toBe(
+      'No public schema for event “message”: client_rest.json names the event for POST /rest/api/v1/agents/runs/stream but publishes no schema for its data.',
+    );
+    expect(summarize(lens.checkEvent(platformRun, 'message', message), 'event message')).toEqual({ tone: 'none', label: 'No public schema for event message' });
+  });
+
+  it('does not invent the schema the spec names for run.failed but does not define', () => {
+    expect(differences(lens.checkEvent(platformRun, 'run.failed', JSON.stringify(failed)))).toBe(
+      'No public schema for event “run.failed”: platform.json names its data AgentRunFailedEventData but does not define that schema.',
+    );
+  });
+
+  it('says when the documentation does not mention an event at all', () => {
+    expect(differences(lens.checkEvent(platformRun, 'run.progress', '{}'))).toBe(
+      'No public schema for event “run.progress”: platform.json does not mention this event for POST /api/agents/{agent_id}/runs.',
+    );
+    expect(differences(lens.checkEvent({ method: 'POST', url: '/rest/api/v1/agents/runs/wait' }, 'message', message))).toBe(
+      'client_rest.json does not document POST /rest/api/v1/agents/runs/wait as an event stream.',
+    );
+  });
+
+  describe('with a spec that defines the event’s data schema', () => {
+    // A newer cut of the spec may define AgentRunFailedEventData; the lens then checks the
+    // event's data against it. This copy adds it the way the example shows it.
+    const doc = structuredClone(platform) as unknown as SpecDoc;
+    doc.components!.schemas!.AgentRunFailedEventData = { type: 'object', required: ['error'], properties: { error: { $ref: '#/components/schemas/ProblemDetail' } } };
+    const newer = new SpecLens([{ name: 'platform', doc }]);
+
+    it('a real run.failed event matches', () => {
+      const result = newer.checkEvent(platformRun, 'run.failed', JSON.stringify(failed));
+      expect(differences(result)).toEqual([]);
+      expect(result.kind === 'checked' && result.against).toBe('event “run.failed” of POST /api/agents/{agent_id}/runs, schema AgentRunFailedEventData (platform.json)');
+    });
+
+    it('a broken one is reported by pointer', () => {
+      const { request_id: _, ...error } = failed.error;
+      expect(differences(newer.checkEvent(platformRun, 'run.failed', JSON.stringify({ error: { ...error, status: 'forbidden' }, retry: true })))).toEqual([
+        'error /error/request_id The documentation promises “request_id”; the answer omits it.',
+        'error /error/status The documentation says an integer here; the answer has a string ("forbidden").',
+        'note /retry “retry” is not in the public schema: the documentation does not describe it.',
+      ]);
+      expect(differences(newer.checkEvent(platformRun, 'run.failed', 'Spend limit'))).toEqual(['error  The documentation gives this event a JSON schema; its data is not valid JSON.']);
+    });
+  });
+});
+
+describe('OpenAPI 3.0 schemas Ajv cannot read as they are', () => {
+  const doc: SpecDoc = {
+    openapi: '3.0.0',
+    'x-base-path': '/x',
+    paths: { '/t': { get: { responses: { '200': { description: 'OK', content: { 'application/json': { schema: { $ref: '#/components/schemas/T' } } } } } } } },
+    components: {
+      schemas: {
+        T: {
+          type: 'object',
+          required: ['when', 'example'],
+          properties: {
+            when: { type: 'string', format: 'date-time', nullable: true, example: '2026-01-01T00:00:00Z' },
+            level: { type: 'string', enum: ['LOW', 'HIGH'], nullable: true },
+            owner: { $ref: '#/components/schemas/Owner', nullable: true },
+            size: { type: 'number', minimum: 0, exclusiveMinimum: true },
+            example: { type: 'string' },
+            'x-note': { type: 'string' },
+            id: { oneOf: [{ type: 'string' }, { type: 'integer' }] },
+          },
+          'x-internal': true,
+        },
+        Owner: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } },
+      },
+    },
+  };
+  const small = new SpecLens([{ name: 'x', doc }]);
+  const check = (body: unknown) => differences(small.checkAnswer(answer('GET', '/x/t', 200, 'application/json', body)));
+
+  it('reads nullable as "or null", also beside a $ref and an enum', () => {
+    expect(check({ when: null, level: null, owner: null, example: 'e' })).toEqual([]);
+    expect(check({ when: '2026-01-01T00:00:00Z', level: 'LOW', owner: { id: 'o' }, example: 'e' })).toEqual([]);
+    expect(check({ when: 'tomorrow', level: 'MID', owner: {}, example: 'e' })).toEqual([
+      'error /when The documentation says a date-time; the answer has "tomorrow", which is not one.',
+      'error /level The documentation allows only "LOW", "HIGH", null; the answer has "MID".',
+      'error /owner/id The documentation promises “id”; the answer omits it.',
+    ]);
+  });
+
+  it('says once that a value fits none of the documented alternatives, not once per alternative', () => {
+    expect(check({ when: null, example: 'e', id: 7 })).toEqual([]);
+    expect(check({ when: null, example: 'e', id: true })).toEqual(['error /id The answer fits none of the shapes the documentation allows here.']);
+  });
+
+  it('reads the boolean exclusiveMinimum of 3.0, and keeps properties named like OpenAPI keys', () => {
+    expect(check({ when: null, size: 0, example: 'e', 'x-note': 'n' })).toEqual(['error /size The documentation says this must be > 0; the answer has 0.']);
+    expect(check({ when: null, example: 1 })).toEqual(['error /example The documentation says a string here; the answer has an integer (1).']);
+    expect(check({ when: null })).toEqual(['error /example The documentation promises “example”; the answer omits it.']);
+  });
+});
