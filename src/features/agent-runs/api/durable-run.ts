@@ -21,8 +21,8 @@ export function durableRunQueryOptions(connection: AgentConnection, agentId: str
   return queryOptions({
     queryKey: agentKeys.durableRun(connection, agentId, runId),
     queryFn: async ({ signal }): Promise<FollowedRun> => {
-      const { data } = await apiRequest<DurableRunAnswer>(connection, platformRunPath(agentId, runId), { signal });
-      return follow(previous(), data.run, data.request_id, Date.now());
+      const { data, ...meta } = await apiRequest<DurableRunAnswer>(connection, platformRunPath(agentId, runId), { signal });
+      return follow(previous(), data.run, data.request_id, Date.now(), meta);
     },
     enabled: !connection.problem && agentId !== '' && runId !== '',
     refetchInterval: (query) => nextPollMs(query.state.data?.run, query.state.dataUpdateCount),
@@ -46,7 +46,7 @@ function useSnapshotMutation<V>(connection: AgentConnection, agentId: string, ru
     mutationFn: send,
     // Exactly one POST per click: a retried decision or cancellation could act twice.
     retry: false,
-    onSuccess: ({ data }) => queryClient.setQueryData<FollowedRun>(key, (prev) => follow(prev, data.run, data.request_id, Date.now())),
+    onSuccess: ({ data, ...meta }) => queryClient.setQueryData<FollowedRun>(key, (prev) => follow(prev, data.run, data.request_id, Date.now(), meta)),
     // Whatever happened, read the run again: a 409 means it moved on.
     onSettled: () => queryClient.invalidateQueries({ queryKey: key }),
   });

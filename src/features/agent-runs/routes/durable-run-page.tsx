@@ -8,6 +8,7 @@ import { Approvals } from '../components/approvals';
 import { untilText } from '../model/durable-follow';
 import { PageTitle } from '../../../components/page-title';
 import { CopyButton } from '../../../components/copy-button';
+import { SpecBadge } from '../../../components/spec-badge';
 
 const STATE_TEXT: Record<string, string> = {
   QUEUED: 'Queued',
@@ -224,6 +225,7 @@ export function DurableRunPage() {
             <p className="hint">Read from the run as this page polled it; a state that came and went between two reads is not listed.</p>
           </section>
 
+          {followed.data!.meta && <SpecBadge answer={followed.data!.meta} />}
           <details>
             <summary>Raw JSON of the last read</summary>
             <CopyButton text={JSON.stringify({ run, request_id: followed.data!.requestId }, null, 2)} label="Copy response body" />
