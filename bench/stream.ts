@@ -109,7 +109,7 @@ const INIT_SCRIPT = `(() => {
   b.check = () => {
     if (b.doneAt !== null) return;
     const count = document.querySelector('[data-testid="event-count"]');
-    const status = document.querySelector('section.run-output [role="status"]');
+    const status = document.querySelector('section.run-output .response-head [role="status"]');
     if (!count || !status) return;
     if (!b.watching) {
       b.watching = true;
@@ -350,9 +350,9 @@ async function runConsole(browser: Browser, origin: string, trace: boolean): Pro
       await profiler.send('Profiler.start');
     }
     await run.click();
-    const status = page.locator('section.run-output [role="status"]');
+    const status = page.locator('section.run-output .response-head [role="status"]');
     try {
-      await page.waitForFunction('window.__bench.doneAt !== null || ["Failed", "Interrupted", "Stopped", "Refused"].includes(document.querySelector(\'section.run-output [role="status"]\')?.textContent)', undefined, {
+      await page.waitForFunction('window.__bench.doneAt !== null || ["Failed", "Interrupted", "Stopped", "Refused"].includes(document.querySelector(\'section.run-output .response-head [role="status"]\')?.textContent)', undefined, {
         timeout: RUN_TIMEOUT_MS,
         polling: 250,
       });
