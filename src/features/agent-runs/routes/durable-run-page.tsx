@@ -7,6 +7,7 @@ import { useCancelDurableRun, useDurableRun, useRespondToDurableRun } from '../a
 import { Approvals } from '../components/approvals';
 import { untilText } from '../model/durable-follow';
 import { PageTitle } from '../../../components/page-title';
+import { ConnectionProblem } from '../../../components/connection-problem';
 import { CopyButton } from '../../../components/copy-button';
 import { SpecBadge } from '../../../components/spec-badge';
 
@@ -95,12 +96,7 @@ export function DurableRunPage() {
         Agent <code>{agentId}</code>. This page reads the run (<code>GET /api/agents/{agentId}/runs/{runId}</code>) and never sends it again: reload it or
         open it in another tab safely.
       </p>
-      {connection.problem && (
-        <div className="error-panel" role="alert">
-          <h3>Connection not set up</h3>
-          <p>{connection.problem}</p>
-        </div>
-      )}
+      <ConnectionProblem problem={connection.problem} />
       {followed.isLoading && <p role="status">Reading the run…</p>}
       {notFound && (
         <div className="error-panel" role="alert">

@@ -16,6 +16,7 @@ import { runRequest, type RunParts, type RunRequest } from '../model/run-request
 import { timeoutMsOf, useRunSettings, type RunSettings } from '../model/run-settings';
 import { useRunStore, useRuns } from '../model/run-store-context';
 import { fieldsOf, schemaOfManualFields, type ManualField } from '../model/schema-form';
+import { ConnectionProblem } from '../../../components/connection-problem';
 import { InlineCode } from '../../../components/inline-code';
 import { PageTitle } from '../../../components/page-title';
 
@@ -105,12 +106,7 @@ export function RunsPage() {
             <Link to="/connection">start here</Link> for demo tokens.
           </p>
         )}
-        {connection.problem && (
-          <div className="error-panel" role="alert">
-            <h3>Connection not set up</h3>
-            <p>{connection.problem}</p>
-          </div>
-        )}
+        <ConnectionProblem problem={connection.problem} />
         <AgentPicker connection={connection} flavour={settings.flavour} selectedId={agentId} onSelect={(id) => navigate(`/runs/${encodeURIComponent(id)}`)} />
         {!agentId && <p className="muted">Choose an agent above to build its run.</p>}
         {agentId && unknownAgent && (
