@@ -160,7 +160,7 @@ export function StreamOutput({ log, state }: { log: StreamLog; state: RunState }
       </dl>
       <div className="toolbar">
         <h3>Transcript</h3>
-        <CopyButton text={log.transcriptText} label="Copy transcript" />
+        <CopyButton text={() => log.transcriptText} label="Copy transcript" />
       </div>
       <div className="transcript" aria-label="Transcript">
         {log.transcript.map((text, i) => (

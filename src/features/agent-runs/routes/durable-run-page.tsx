@@ -1,4 +1,4 @@
-import { useEffect, useId, useState } from 'react';
+import { useEffect, useId, useMemo, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { DURABLE_STATES, durableOutputText, isTerminalState, type DurableState, type RunConflictReason } from '../../../contract/durable-runs';
 import { ApiError } from '../../../lib/api-client';
@@ -80,7 +80,10 @@ export function DurableRunPage() {
   const run = followed.data?.run;
   const now = useNow(run !== undefined && !isTerminalState(run.state));
   const notFound = followed.error instanceof ApiError && followed.error.status === 404;
-  const transcript = run ? durableOutputText(run) : '';
+  // Derived once per read, not on every tick of the countdown: a run's output may be large.
+  const transcript = useMemo(() => (run ? durableOutputText(run) : ''), [run]);
+  const data = followed.data;
+  const rawJson = useMemo(() => (data ? JSON.stringify({ run: data.run, request_id: data.requestId }, null, 2) : ''), [data]);
   const cancellable = run !== undefined && !isTerminalState(run.state) && run.state !== 'CANCELLING';
 
   return (
@@ -224,8 +227,8 @@ export function DurableRunPage() {
           {followed.data!.meta && <SpecBadge answer={followed.data!.meta} />}
           <details>
             <summary>Raw JSON of the last read</summary>
-            <CopyButton text={JSON.stringify({ run, request_id: followed.data!.requestId }, null, 2)} label="Copy response body" />
-            <pre className="raw">{JSON.stringify({ run, request_id: followed.data!.requestId }, null, 2)}</pre>
+            <CopyButton text={rawJson} label="Copy response body" />
+            <pre className="raw">{rawJson}</pre>
           </details>
         </>
       )}
