@@ -41,8 +41,8 @@ function markTurn(): void {
   turnStartedAt = performance.now();
 }
 
-/** One run's share of the loop: it yields once the runs together used the slice and it used its quantum. */
-class Slice {
+/** One run's share of the loop: it yields once the runs together used the slice and it used its quantum. Durable runs' workers use it too. */
+export class Slice {
   private resumedAt = performance.now();
 
   get spent(): boolean {

@@ -3,7 +3,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Message } from '../../contract/agents.ts';
 import { isActiveState, type RunConflictReason, type Decision, type ApprovalResponse, type DurableRun, type ToolApproval } from '../../contract/durable-runs.ts';
 import { planRun, sleep, type AgentDefinition } from '../agents.ts';
-import type { RunRequest } from '../runs.ts';
+import { Slice, type RunRequest } from '../runs.ts';
 import type { ScriptFailure, ScriptStep, ScriptTool, DurableScript } from './script.ts';
 import { DurableRunStore, wireRun, type RunRecord, type StoredInteraction } from './store.ts';
 
@@ -329,7 +329,8 @@ export class DurableRuns {
     let fragmentOpen = false;
     let dirty = false;
     let lastWrite = Date.now();
-    let quickSteps = 0;
+    // The same fair share of the event loop as request-bound runs, whatever the agent.
+    const slice = new Slice();
     const flush = () => {
       if (!dirty) return;
       this.write(record, { output: messages });
@@ -346,10 +347,12 @@ export class DurableRuns {
       if (step.delayMs > 0) {
         flush();
         await sleep(step.delayMs, worker.controller.signal);
-      } else if (++quickSteps % 256 === 0) {
-        // A run of instant steps (the firehose) must not hold the event loop.
-        flush();
-        await nextTurn();
+        slice.restart();
+      } else if (slice.spent) {
+        // A run of instant steps (the firehose) must not hold the event loop. Its output is
+        // still written at most every 200 ms below: rewriting a growing output on every
+        // yield would turn the slices into database writes.
+        await slice.yield();
       }
       if (gone()) return;
       if (worker.cancelRequested) break;
