@@ -7,6 +7,7 @@ import { createService, type Service } from './app.ts';
 import { listen } from './node.ts';
 import { DEMO_GROUPS } from './seed.ts';
 import {
+  answerOf,
   call,
   expectFamilyError,
   freshService,
@@ -114,14 +115,7 @@ describe('bodies every family refuses', () => {
       body: new TextEncoder().encode(JSON.stringify(e.valid)),
     });
     expect(res.headers.get('content-type') ?? '').not.toBe('');
-    const text = await res.text();
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    expectWrongMediaType(e, { status: res.status, headers: res.headers, contentType: res.headers.get('content-type') ?? '', text, json });
+    expectWrongMediaType(e, await answerOf(res));
   });
 
   it.each(BODY_ENDPOINTS)('$name: application/json with a charset parameter is still JSON', async (e) => {

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { serviceOptionsOf, UsageError } from './options.ts';
 import type { RunEnded, RunStarted } from './runs.ts';
-import { expectLegacyError, expectProblem, listeningService, TOKENS, type Answer } from './test-http.ts';
+import { answerOf, expectLegacyError, expectProblem, listeningService, TOKENS, type Answer } from './test-http.ts';
 
 const started: RunStarted[] = [];
 const ended: RunEnded[] = [];
@@ -38,16 +38,6 @@ function slowRun(flavour: Flavour, mode: 'stream' | 'wait', token: string = TOKE
   return { abort, response };
 }
 
-async function answerOf(res: Response): Promise<Answer> {
-  const text = await res.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, headers: res.headers, contentType: res.headers.get('content-type') ?? '', text, json };
-}
 
 async function until(what: string, condition: () => boolean): Promise<void> {
   for (let i = 0; i < 500 && !condition(); i++) await new Promise((r) => setTimeout(r, 10));

@@ -84,11 +84,15 @@ function bodyOf(options: CallOptions): string | undefined {
   return typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
 }
 
-/** One request through `service.app.request`, without a socket. */
-export async function call(service: Service, method: string, path: string, options: CallOptions = {}): Promise<Answer> {
-  const res = await service.app.request(path, { method, headers: headersOf(options), body: bodyOf(options) });
+/** A fetch Response read whole into an Answer. */
+export async function answerOf(res: Response): Promise<Answer> {
   const text = await res.text();
   return { status: res.status, headers: res.headers, contentType: res.headers.get('content-type') ?? '', text, json: parse(text) };
+}
+
+/** One request through `service.app.request`, without a socket. */
+export async function call(service: Service, method: string, path: string, options: CallOptions = {}): Promise<Answer> {
+  return answerOf(await service.app.request(path, { method, headers: headersOf(options), body: bodyOf(options) }));
 }
 
 /**
