@@ -4,6 +4,7 @@ import type { Message } from '../../contract/agents.ts';
 import { scopesAllowAgents, AGENTS_SCOPE } from '../../contract/scopes.ts';
 import { LEGACY_RUNS_DEPRECATED_AT, LEGACY_RUNS_SUNSET_AT } from '../../contract/agents.ts';
 import { legacyRunPath, platformRunsPath, routePattern, RUN_PATHS } from '../../contract/run-paths.ts';
+import { EXECUTION_MODES } from '../../contract/durable-runs.ts';
 import { publicAgent, type AgentCatalog, type AgentDefinition, type RunInputProblem } from '../agents.ts';
 import { authenticate, rateLimit } from '../auth.ts';
 import { closeAfterTooLarge, isPlainObject, legacyError, MAX_BODY_BYTES, problem, readJson, unknownKeys, type Env } from '../http.ts';
@@ -252,7 +253,7 @@ export function platformAgentRoutes(store: Store, catalog: AgentCatalog, options
     if (stream !== undefined && typeof stream !== 'boolean') {
       return problem(c, 'invalid_parameter', 'stream must be true or false.', { errors: [{ pointer: '/stream', detail: 'Must be a boolean.' }] });
     }
-    const modes = options.durable ? ['REQUEST_BOUND', 'DURABLE'] : ['REQUEST_BOUND'];
+    const modes: readonly string[] = options.durable ? EXECUTION_MODES : EXECUTION_MODES.filter((m) => m !== 'DURABLE');
     if (mode !== undefined && !modes.includes(mode as string)) {
       return problem(c, 'invalid_parameter', `execution_mode must be ${modes.join(' or ')}.`, {
         errors: [{ pointer: '/execution_mode', detail: `Must be ${modes.join(' or ')}.` }],

@@ -2,7 +2,7 @@
  * Following a durable run by reading it: what the console saw change, and how often it
  * asks again. Pure, so the polling rules are tested without a clock or a server.
  */
-import { isTerminalState, type DurableRun, type DurableState } from '../../../contract/durable-runs';
+import { isPausedState, isTerminalState, type DurableRun, type DurableState } from '../../../contract/durable-runs';
 import type { ResponseMeta } from '../../../lib/api-client';
 
 /** A state the console saw, with the run's own timestamp and when the console saw it. */
@@ -42,7 +42,7 @@ export function follow(previous: FollowedRun | undefined, run: DurableRun, reque
 export function nextPollMs(run: DurableRun | undefined, readsSoFar: number): number | false {
   if (!run) return false;
   if (isTerminalState(run.state)) return false;
-  if (run.state === 'REQUIRES_INPUT') return 5_000;
+  if (isPausedState(run.state)) return 5_000;
   if (readsSoFar < 5) return 1_000;
   if (readsSoFar < 10) return 2_000;
   return 5_000;

@@ -1,6 +1,6 @@
 import { useEffect, useId, useMemo, useState } from 'react';
 import { Link, useParams } from 'react-router';
-import { DURABLE_STATES, durableOutputText, isTerminalState, type DurableState, type RunConflictReason } from '../../../contract/durable-runs';
+import { durableOutputText, isKnownState, isTerminalState, type DurableState, type RunConflictReason } from '../../../contract/durable-runs';
 import { ApiError } from '../../../lib/api-client';
 import { useConnection } from '../../../lib/connection';
 import { useCancelDurableRun, useDurableRun, useRespondToDurableRun } from '../api/durable-run';
@@ -138,7 +138,7 @@ export function DurableRunPage() {
               Expires <time dateTime={run.expires_at}>{untilText(run.expires_at, now)}</time> (if still active then, the service marks it failed).
             </p>
           )}
-          {!(DURABLE_STATES as readonly string[]).includes(run.state) && (
+          {!isKnownState(run.state) && (
             <p className="warning">The service answered a state this console does not know, “{run.state}”; it is shown as it came, and the run is still read.</p>
           )}
           {run.error && (
