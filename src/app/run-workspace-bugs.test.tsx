@@ -1,6 +1,8 @@
 /**
  * The four bugs a review found in the runs page before the run store existed. Each test was
- * first written against that code (commit d70887b) and failed there; they pass now.
+ * first written against that code (commit d70887b) and failed there; they pass now. Run again
+ * has since become "load into the form" (runs v3), and fields by hand are offered only where
+ * they help, so bugs 1 and 2 say so.
  */
 import { cleanup, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
@@ -18,7 +20,7 @@ async function pickAgent(user: ReturnType<typeof userEvent.setup>, name: string)
   await user.click(await screen.findByRole('option', { name: new RegExp(name) }));
 }
 
-it('bug 1: "Run again" from history records the agent it ran, not the one open now', async () => {
+it('bug 1: "Run again" from history loads the agent it ran, not the one open now, and the next run records it', async () => {
   freshBrowser(DEMO.agents);
   const user = userEvent.setup();
   renderConsole('/runs/hr-policy-form');
@@ -32,7 +34,10 @@ it('bug 1: "Run again" from history records the agent it ran, not the one open n
   await pickAgent(user, 'Echo Assistant');
   await screen.findByRole('heading', { name: /Echo Assistant/ });
   const before = (await serviceRuns()).length;
-  await user.click(within(history).getByRole('button', { name: 'Run again' }));
+  await user.click(within(history).getByRole('button', { name: 'Run again…' }));
+  await screen.findByRole('heading', { name: /HR Policy Agent/ });
+  expect((await screen.findByLabelText<HTMLInputElement>(/^Topic/)).value).toBe('leave');
+  await user.click(screen.getByRole('button', { name: 'Run and wait' }));
 
   await waitFor(() => expect(within(history).getAllByRole('listitem')).toHaveLength(2));
   const [newest] = within(history).getAllByRole('listitem');
@@ -44,7 +49,13 @@ it('bug 1: "Run again" from history records the agent it ran, not the one open n
 });
 
 it('bug 2: adding input fields by hand renders a bounded number of times', async () => {
-  freshBrowser(DEMO.global); // no agents.run: the agent's schema cannot be loaded
+  // An instance that cannot be reached: the agent's schema cannot be loaded, and fields by hand are the way on.
+  freshBrowser(DEMO.agents, {
+    profiles: [{ id: 'gone', label: 'Unreachable', mode: 'direct', target: 'http://127.0.0.1:9', scopes: [], remember: false, outcomes: {} }],
+    activeId: 'gone',
+    screenShare: false,
+  });
+  sessionStorage.setItem('mac.token.gone', JSON.stringify(DEMO.agents));
   const user = userEvent.setup();
   let renders = 0;
   renderConsole('/runs/hr-policy-form', () => renders++);

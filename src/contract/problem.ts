@@ -12,6 +12,8 @@ export const PROBLEM_CODES = {
   method_not_allowed: { status: 405, title: 'Method Not Allowed' },
   request_timeout: { status: 408, title: 'Request Timeout' },
   conflict: { status: 409, title: 'Conflict' },
+  /** Reference service: a stream or wait run of an agent that pauses for tool approvals, which only a durable run can wait for. */
+  durable_run_required: { status: 409, title: 'Durable Run Required' },
   request_too_large: { status: 413, title: 'Request Too Large' },
   unsupported_media_type: { status: 415, title: 'Unsupported Media Type' },
   tools_unauthorized: { status: 422, title: 'Tools Unauthorized' },

@@ -28,3 +28,17 @@ export async function serviceRuns(): Promise<ServiceRun[]> {
   const res = await fetch('/sandbox/runs');
   return ((await res.json()) as { runs: ServiceRun[] }).runs;
 }
+
+/** More demo tokens, for tests that need two tokens at once. */
+export const DEMO_EVERYTHING = 'sandbox-everything-7e2a5c8d1b4f9063';
+
+export interface ServicePost {
+  path: string;
+  status: number;
+}
+
+/** Every run POST the reference service received (durable ones included), oldest first. */
+export async function servicePosts(): Promise<ServicePost[]> {
+  const res = await fetch('/sandbox/runs');
+  return ((await res.json()) as { posts: ServicePost[] }).posts;
+}

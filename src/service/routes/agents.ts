@@ -163,6 +163,17 @@ function startRun(c: Context<Env>, family: Family, slots: RunSlots, start: (rele
   return start(release);
 }
 
+/**
+ * An agent whose durable script pauses for tool approvals cannot run request-bound: nothing
+ * could wait for the approval. Its stream and wait runs are refused, saying what would work.
+ */
+function needsDurableRun(agent: AgentDefinition): boolean {
+  return agent.behaviour.durable?.steps.some((s) => s.approval !== undefined) === true;
+}
+
+const durableRequiredText = (id: string) =>
+  `Agent ${id} pauses for tool approvals, which only a durable run can wait for: run it with POST ${platformRunsPath(id)} and "execution_mode": "DURABLE".`;
+
 /** Where app.ts mounts the two agent routers. */
 export const LEGACY_BASE = '/rest/api/v1';
 export const PLATFORM_BASE = '/api';
@@ -206,6 +217,7 @@ export function legacyAgentRoutes(store: Store, catalog: AgentCatalog, options: 
       c.header('Link', `<${platformRunsPath(agent.agent_id)}>; rel="successor-version"`);
       const run = prepareRun(c, legacy, catalog, agent, body.value);
       if (!run.ok) return run.response;
+      if (needsDurableRun(agent)) return legacy.error(c, 409, 'durable_run_required', durableRequiredText(agent.agent_id));
       return startRun(c, legacy, options.runSlots, (release) =>
         mode === 'stream' ? streamRun(c, 'legacy', run.value, options, release) : waitRun(c, 'legacy', run.value, options, release),
       );
@@ -271,6 +283,11 @@ export function platformAgentRoutes(store: Store, catalog: AgentCatalog, options
     const run = prepareRun(c, platform, catalog, agent, body.value);
     if (!run.ok) return run.response;
     if (mode === 'DURABLE') return createDurableRun(c, options.durable!, run.value);
+    if (needsDurableRun(agent)) {
+      return problem(c, 'durable_run_required', durableRequiredText(agent.agent_id), {
+        errors: [{ pointer: '/execution_mode', detail: 'Must be DURABLE for this agent.' }],
+      });
+    }
     return startRun(c, platform, options.runSlots, (release) =>
       stream ? streamRun(c, 'platform', run.value, options, release) : waitRun(c, 'platform', run.value, options, release),
     );

@@ -36,8 +36,23 @@ it('shows each request with its arguments and expiry, and submits only when ever
   expect(onSubmit).toHaveBeenCalledWith({ int_1: 'APPROVE', int_2: 'REJECT' });
 });
 
-it('says so while submitting and does not allow a second click', () => {
-  render(<Approvals interactions={[hotel]} now={NOW} submitting onSubmit={() => undefined} />);
+it('decides a single request in one click: Approve or Reject sends it at once', async () => {
+  const user = userEvent.setup();
+  const onSubmit = vi.fn();
+  render(<Approvals interactions={[hotel]} now={NOW} submitting={false} onSubmit={onSubmit} />);
+  expect(screen.queryByRole('radio')).toBeNull();
+  expect(screen.queryByRole('button', { name: /Submit/ })).toBeNull();
+  await user.click(screen.getByRole('button', { name: 'Reject' }));
+  expect(onSubmit).toHaveBeenCalledWith({ int_2: 'REJECT' });
+});
+
+it('says so while submitting and does not allow a second click, for one request or a batch', () => {
+  const { unmount } = render(<Approvals interactions={[hotel]} now={NOW} submitting onSubmit={() => undefined} />);
+  expect(screen.getByRole<HTMLButtonElement>('button', { name: 'Approve' }).disabled).toBe(true);
+  expect(screen.getByRole<HTMLButtonElement>('button', { name: 'Reject' }).disabled).toBe(true);
+  expect(screen.getByRole('status').textContent).toBe('Sending your decision…');
+  unmount();
+  render(<Approvals interactions={[flight, hotel]} now={NOW} submitting onSubmit={() => undefined} />);
   expect((screen.getByRole('button', { name: 'Submitting…' }) as HTMLButtonElement).disabled).toBe(true);
 });
 

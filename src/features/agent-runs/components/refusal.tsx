@@ -1,6 +1,7 @@
 import { isProblemDetail } from '../../../contract/problem';
 import type { ApiError } from '../../../lib/api-client';
 import { ErrorDetails } from '../../../components/error-details';
+import { asksForDurableRun } from '../model/durable-words';
 
 interface Suggestion {
   tool: string;
@@ -23,7 +24,7 @@ function fieldErrorsOf(body: unknown): { pointer: string; detail: string }[] {
 }
 
 /** Why a run was refused before it started, in the API's terms. The form keeps its values. */
-export function Refusal({ error }: { error: ApiError }) {
+export function Refusal({ error, onRunAsDurable }: { error: ApiError; onRunAsDurable?: () => void }) {
   const retryAfter = error.header('retry-after');
   let advice: string;
   switch (error.status) {
@@ -64,6 +65,15 @@ export function Refusal({ error }: { error: ApiError }) {
       <h3>{error.status ? `${error.status} ${error.title}` : error.title}</h3>
       <p>{error.detail}</p>
       {advice && <p>{advice}</p>}
+      {onRunAsDurable && asksForDurableRun(error) && (
+        <p>
+          This agent pauses for tool approvals, which only a durable run can wait for.{' '}
+          <button type="button" className="primary" onClick={onRunAsDurable}>
+            Run as durable
+          </button>{' '}
+          <span className="hint">Sends the same input once more, as a durable run on the current API.</span>
+        </p>
+      )}
       {fields.length > 0 && (
         <ul>
           {fields.map((f) => (

@@ -1,22 +1,14 @@
 import { useEffect, useState, type Ref } from 'react';
 import { Link } from 'react-router';
-import { isActive, type RunFailure, type RunStatus } from '../model/run-machine';
-import type { RunRecord } from '../model/run-store';
+import { formatBytes } from '../../../lib/format';
+import { isInFlight, isTerminal, statusText, statusTone } from '../model/run-machine';
+import { metricsOf, type RunRecord } from '../model/run-record';
+import { FailurePanel } from './failure-panel';
 import { Refusal } from './refusal';
+import { StateLog } from './state-log';
 import { StreamOutput } from './stream-output';
 import { WaitOutput } from './wait-output';
-
-export const STATUS_TEXT: Record<RunStatus, string> = {
-  idle: 'No run yet',
-  sending: 'Sending…',
-  streaming: 'Streaming…',
-  waiting: 'Waiting for the answer…',
-  done: 'Done',
-  failed: 'Failed',
-  stopped: 'Stopped',
-  interrupted: 'Interrupted',
-  refused: 'Refused',
-};
+import { DurableRunView } from './durable-run-view';
 
 function Elapsed({ since }: { since: number }) {
   const [now, setNow] = useState(() => Date.now());
@@ -27,106 +19,76 @@ function Elapsed({ since }: { since: number }) {
   return <>{((now - since) / 1000).toFixed(1)} s</>;
 }
 
-function FailurePanel({ failure }: { failure: RunFailure }) {
-  return (
-    <div className="error-panel" role="alert">
-      <h3>Run failed: {failure.title}</h3>
-      <p>{failure.detail}</p>
-      {failure.code && (
-        <p>
-          Code <code>{failure.code}</code>
-        </p>
-      )}
-      {failure.requestId && (
-        <p>
-          Request id <code>{failure.requestId}</code>
-        </p>
-      )}
-      {failure.documentationUrl && (
-        <p>
-          <a href={failure.documentationUrl} target="_blank" rel="noreferrer noopener">
-            Documentation for this error
-          </a>
-        </p>
-      )}
-    </div>
-  );
-}
-
-/** Who the run was: from its request, whatever is selected on the page now. */
+/** Who the run was, and what its answer was: from its own record, whatever is selected on the page now. */
 function RunIdentity({ run }: { run: RunRecord }) {
   const { request, target } = run;
+  const meta = run.state.meta;
+  const m = metricsOf(run);
   return (
-    <p className="run-identity">
-      <strong>{request.agentName ?? request.agentId}</strong> <code className="muted">{request.agentId}</code> ·{' '}
-      {request.flavour === 'legacy' ? 'legacy API' : 'current API'}, {request.mode} · profile {target.profileLabel} ·{' '}
-      <time dateTime={new Date(run.startedAt).toISOString()}>{new Date(run.startedAt).toLocaleTimeString()}</time>
-    </p>
-  );
-}
-
-function Transitions({ run }: { run: RunRecord }) {
-  return (
-    <details>
-      <summary>State history</summary>
-      <ol className="transitions">
-        {run.state.transitions.map((t, i) => (
-          <li key={i}>
-            <span className={`status status-${t.status}`}>{STATUS_TEXT[t.status]}</span> at +{t.at - run.startedAt} ms
-            {t.note ? <span className="muted"> · {t.note}</span> : null}
-          </li>
-        ))}
-      </ol>
-    </details>
+    <>
+      <p className="run-identity">
+        <strong>{request.agentName ?? request.agentId}</strong> <code className="muted">{request.agentId}</code> ·{' '}
+        {request.flavour === 'legacy' ? 'legacy API' : 'current API'}, {request.mode} · profile {target.profileLabel} ·{' '}
+        <time dateTime={new Date(run.startedAt).toISOString()}>{new Date(run.startedAt).toLocaleTimeString()}</time>
+      </p>
+      {meta && (
+        <p className="answer-line muted" aria-label="Answer">
+          HTTP {meta.status} · answered in {meta.durationMs} ms · {formatBytes(m.bytes)}
+          {m.durationMs !== undefined && ` · run took ${m.durationMs} ms`}
+        </p>
+      )}
+    </>
   );
 }
 
 /**
  * The response side: the Run and Stop controls and the status at its top, then what the run
- * (the one in flight, or the last one) answered. Run submits the request side's form.
+ * (the one in flight, or the last one) answered, whatever its kind. Run submits the request
+ * side's form. Everything shown of a run is keyed by the run, so nothing opened in one shows in the next.
  */
-export function ResponsePanel({ run, formId, runLabel, canRun, cannotRunWhy, onStop, statusRef }: {
+export function ResponsePanel({ run, formId, runLabel, canRun, cannotRunWhy, onStop, onRunAsDurable, statusRef }: {
   run: RunRecord | undefined;
   formId: string;
   runLabel: string;
   canRun: boolean;
   cannotRunWhy?: string;
   onStop(): void;
+  /** Sends the refused run's input again as a durable run (when the refusal asks for one). */
+  onRunAsDurable?(run: RunRecord): void;
   statusRef: Ref<HTMLSpanElement>;
 }) {
   const status = run?.state.status ?? 'idle';
-  const live = isActive(status);
+  const inFlight = isInFlight(status);
+  const metrics = run && metricsOf(run);
   return (
     <section className="run-output" aria-labelledby="output-heading">
       <div className="response-head">
         <div className="toolbar">
           <h2 id="output-heading">Run</h2>
-          <span ref={statusRef} tabIndex={-1} className={`status status-${status}`} role="status">
-            {STATUS_TEXT[status]}
+          <span ref={statusRef} tabIndex={-1} className={`status status-${statusTone(status)}`} role="status">
+            {statusText(status, run?.state.unknownState)}
           </span>
-          {run && (
-            <span className="muted">
-              {live ? <Elapsed since={run.startedAt} /> : `${(run.state.transitions.at(-1)?.at ?? run.startedAt) - run.startedAt} ms`}
-            </span>
+          {run && status !== 'idle' && (
+            <span className="muted">{isTerminal(status) ? `${metrics!.durationMs ?? 0} ms` : <Elapsed since={run.startedAt} />}</span>
           )}
         </div>
         <div className="toolbar">
           <button type="submit" form={formId} className="primary" disabled={!canRun} aria-keyshortcuts="Control+Enter Meta+Enter">
             {runLabel}
           </button>
-          <button type="button" onClick={onStop} disabled={!live} aria-keyshortcuts="Escape">
+          <button type="button" onClick={onStop} disabled={!inFlight} aria-keyshortcuts="Escape">
             Stop
           </button>
           <span className="hint">
-            {cannotRunWhy ?? (live ? 'Stop (or Escape) closes this browser’s side; the run is not sent again.' : 'Ctrl+Enter (⌘+Enter) runs from anywhere in the request.')}
+            {cannotRunWhy ?? (inFlight ? 'Stop (or Escape) closes this browser’s side; the run is not sent again.' : 'Ctrl+Enter (⌘+Enter) runs from anywhere in the request.')}
           </span>
         </div>
       </div>
       {run && (
-        <div className="response-body">
+        <div className="response-body" key={run.id}>
           <RunIdentity run={run} />
-          {run.state.refusal && <Refusal error={run.state.refusal} />}
-          {run.state.failure && <FailurePanel failure={run.state.failure} />}
+          {run.state.refusal && <Refusal error={run.state.refusal} onRunAsDurable={onRunAsDurable && (() => onRunAsDurable(run))} />}
+          {run.state.failure && !run.state.durable && <FailurePanel failure={run.state.failure} />}
           {status === 'interrupted' && (
             <div className="warning" role="alert">
               <p>
@@ -138,13 +100,22 @@ export function ResponsePanel({ run, formId, runLabel, canRun, cannotRunWhy, onS
           {status === 'stopped' && <p className="muted">{run.state.note} Everything received is kept.</p>}
           {run.log && <StreamOutput log={run.log} state={run.state} />}
           {run.answer && <WaitOutput answer={run.answer} />}
-          {run.created && (
-            <p>
-              The service created run <code>{run.created.data.run.run_id}</code> ({run.created.data.run.state}).{' '}
-              <Link to={`/runs/${encodeURIComponent(run.request.agentId)}/${encodeURIComponent(run.created.data.run.run_id)}`}>Follow the run</Link>
-            </p>
+          {run.runId && (
+            <>
+              <p>
+                The service keeps this run as <code>{run.runId}</code>; it goes on without this page.{' '}
+                <Link to={`/runs/${encodeURIComponent(run.request.agentId)}/${encodeURIComponent(run.runId)}`}>Open the run’s own page</Link> (a link you can
+                keep or share with the same token).
+              </p>
+              <DurableRunView record={run} level={3} />
+            </>
           )}
-          <Transitions run={run} />
+          {!run.runId && (
+            <details>
+              <summary>State history</summary>
+              <StateLog record={run} />
+            </details>
+          )}
         </div>
       )}
     </section>

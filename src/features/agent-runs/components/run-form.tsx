@@ -4,13 +4,12 @@ import type { JsonSchema } from '../../../contract/agents';
 import { isProblemDetail } from '../../../contract/problem';
 import type { ApiError } from '../../../lib/api-client';
 import { local } from '../../../lib/storage';
+import { savedFormKey as savedKey } from '../model/run-draft';
 import { runFormResolver, runParts, SCHEMA_ERROR, type RunFormValues } from '../model/run-form-values';
 import type { RunParts } from '../model/run-request';
 import { formPathOf, mergeSaved, type FormField } from '../model/schema-form';
 import { InputFields } from './input-fields';
 import { MessagesComposer } from './messages-composer';
-
-const savedKey = (agentId: string) => `runForm.${agentId}`;
 
 /** Field names a 400 answer names, from problem `errors[]` or the legacy error string. */
 function fieldsNamedIn(error: ApiError): string[] {

@@ -6,15 +6,10 @@ import type { RunFailure, RunStatus, Transition } from './run-machine';
 import type { RunRequest } from './run-request';
 import type { TimelineEntry } from './stream-log';
 
-/** What the history keeps of an answer: everything but the body, which is kept apart. */
-export function metaOf(meta: ResponseMeta | Omit<ResponseMeta, 'rawBody'> | undefined): Omit<ResponseMeta, 'rawBody'> | undefined {
-  if (!meta) return undefined;
-  const { method, url, status, durationMs, requestId, headers, receivedAt } = meta;
-  return { method, url, status, durationMs, requestId, headers, receivedAt };
-}
-
 /** Where a run was sent, as history keeps it: no token, nor anything derived from one. */
 export interface HistoryTarget {
+  /** The profile it ran on (entries of older versions have only its label). */
+  profileId?: string;
   profileLabel: string;
   mode: ConnectionMode;
   baseUrl: string;
@@ -29,8 +24,12 @@ export interface HistoryEntry {
   /** Durable runs: the id the service gave the run, to follow it at /runs/:agentId/:runId. */
   runId?: string;
   target: HistoryTarget;
-  /** A status of the run state machine; entries from older versions may hold others ("success"). */
+  /** A status of the run state machine (a durable run's service state included); entries from older versions may hold others ("success"). */
   status: RunStatus | string;
+  /** A durable run's state the console did not know when it read it. */
+  unknownState?: string;
+  /** Durable runs: when the console last read the run (epoch ms). */
+  lastReadAt?: number;
   transitions?: readonly Transition[];
   durationMs: number;
   firstEventMs?: number;

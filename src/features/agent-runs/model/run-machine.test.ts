@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../lib/api-client';
-import { initialRunState, isActive, runReducer, TERMINAL_STATUSES, type RunAction, type RunState, type RunStatus } from './run-machine';
+import type { DurableRun } from '../../../contract/durable-runs';
+import { initialRunState, isFollowed, isInFlight, runReducer, TERMINAL_STATUSES, type RunAction, type RunState, type RunStatus } from './run-machine';
 
 const meta = { method: 'POST', url: '/api/agents/a/runs', status: 200, durationMs: 3, headers: [] as [string, string][], receivedAt: 0 };
 const failure = { title: 'Spend Limit Exceeded', detail: 'limit', code: 'spend_limit_exceeded' };
@@ -75,7 +76,7 @@ describe('run state machine', () => {
     }
   });
 
-  it('never leaves a terminal state, whatever comes after', () => {
+  it('never leaves a terminal state, whatever comes after, for every kind of run', () => {
     const every: RunAction[] = [
       send,
       { type: 'open', at: 9, meta },
@@ -84,8 +85,14 @@ describe('run state machine', () => {
       { type: 'close', at: 9, failure },
       { type: 'answer', at: 9, meta },
       { type: 'refuse', at: 9, error: refusal },
+      { type: 'fail', at: 9, failure },
       { type: 'stop', at: 9, note: 'x' },
       { type: 'interrupt', at: 9, note: 'x' },
+      ...STATES.map((state) => observed(state)),
+      observed('SOMETHING_NEW'),
+      { type: 'read-failed', at: 9, error: refusal },
+      { type: 'decided', at: 9, decisions: [{ name: 'Book flight', decision: 'APPROVE' }] },
+      { type: 'cancel-requested', at: 9 },
     ];
     const reached = new Set<RunStatus>();
     const walk = (state: RunState, depth: number) => {
@@ -101,8 +108,82 @@ describe('run state machine', () => {
       }
     };
     walk(initialRunState, 4);
-    expect([...reached].sort()).toEqual(['done', 'failed', 'idle', 'interrupted', 'refused', 'sending', 'stopped', 'streaming', 'waiting']);
-    expect(isActive('sending') && isActive('streaming') && isActive('waiting')).toBe(true);
-    expect(TERMINAL_STATUSES.some(isActive)).toBe(false);
+    expect([...reached].sort()).toEqual(
+      ['CANCELLED', 'CANCELLING', 'EXPIRED', 'FAILED', 'QUEUED', 'REQUIRES_INPUT', 'RUNNING', 'SUCCEEDED', 'done', 'failed', 'idle', 'interrupted', 'refused', 'sending', 'stopped', 'streaming', 'waiting'],
+    );
+    expect(isInFlight('sending') && isInFlight('streaming') && isInFlight('waiting')).toBe(true);
+    expect(TERMINAL_STATUSES.some((s) => isInFlight(s) || isFollowed(s))).toBe(false);
+  });
+});
+
+const STATES = ['QUEUED', 'RUNNING', 'REQUIRES_INPUT', 'CANCELLING', 'SUCCEEDED', 'FAILED', 'CANCELLED', 'EXPIRED'];
+
+function durableRun(state: string, extra: Partial<DurableRun> = {}): DurableRun {
+  return { run_id: 'run_1', agent_id: 'a', state, created_at: '2026-11-23T10:00:00Z', updated_at: '2026-11-23T10:00:01Z', pending_interactions: [], ...extra };
+}
+
+function observed(state: string, extra: Partial<DurableRun> = {}, at = 9): RunAction {
+  return { type: 'observe', at, snapshot: { run: durableRun(state, extra), requestId: 'req', readAt: at } };
+}
+
+describe('a durable run in the same machine', () => {
+  it('goes from its POST to the service’s states, each one it saw logged once, to a final one', () => {
+    const s = play(send, { type: 'wait', at: 2 }, observed('QUEUED', {}, 3), observed('QUEUED', {}, 4), observed('RUNNING', {}, 5), observed('SUCCEEDED', {}, 8));
+    expect(s.status).toBe('SUCCEEDED');
+    expect(s.transitions.map((t) => [t.status, t.at])).toEqual([
+      ['sending', 1],
+      ['waiting', 2],
+      ['QUEUED', 3],
+      ['RUNNING', 5],
+      ['SUCCEEDED', 8],
+    ]);
+    expect(s.durable?.readAt).toBe(8);
+  });
+
+  it('keeps a terminal state final: a later read saying otherwise changes nothing', () => {
+    const cancelled = play(send, { type: 'wait', at: 2 }, observed('RUNNING', {}, 3), observed('CANCELLED', {}, 4));
+    expect(runReducer(cancelled, observed('FAILED', { error: { code: 'execution_deadline_exceeded', message: 'late' } }))).toBe(cancelled);
+    expect(runReducer(cancelled, observed('RUNNING'))).toBe(cancelled);
+  });
+
+  it('tells a failed run’s error as its failure', () => {
+    const s = play(send, { type: 'wait', at: 2 }, observed('FAILED', { error: { code: 'tool_execution_failed', message: 'quota exceeded' } }));
+    expect(s.failure).toEqual({ title: 'tool_execution_failed', detail: 'quota exceeded', code: 'tool_execution_failed' });
+  });
+
+  it('logs decisions and a cancellation asked for among its states, without changing the state', () => {
+    const paused = play(send, { type: 'wait', at: 2 }, observed('REQUIRES_INPUT', {}, 3));
+    const decided = runReducer(paused, { type: 'decided', at: 4, decisions: [{ name: 'Book flight', decision: 'APPROVE' }, { name: 'Book hotel', decision: 'REJECT' }] });
+    expect(decided.status).toBe('REQUIRES_INPUT');
+    expect(decided.transitions.at(-1)).toEqual({ status: 'REQUIRES_INPUT', at: 4, note: 'You approved “Book flight”, rejected “Book hotel”.' });
+    const running = runReducer(decided, observed('RUNNING', {}, 5));
+    expect(runReducer(running, { type: 'cancel-requested', at: 6 }).transitions.at(-1)?.note).toBe('You asked the service to cancel the run.');
+    // A decision on a run that is not paused is not one.
+    expect(runReducer(running, { type: 'decided', at: 6, decisions: [] })).toBe(running);
+  });
+
+  it('shows a state it does not know as it came, keeping the last known one', () => {
+    const running = play(send, { type: 'wait', at: 2 }, observed('RUNNING', {}, 3));
+    const odd = runReducer(running, observed('WARMING_UP', {}, 4));
+    expect(odd.status).toBe('RUNNING');
+    expect(odd.unknownState).toBe('WARMING_UP');
+    expect(runReducer(odd, observed('SUCCEEDED', {}, 5)).unknownState).toBeUndefined();
+  });
+
+  it('opened by its id: idle until the first read, refused when it cannot be read; a failed read later keeps the run', () => {
+    expect(runReducer(initialRunState, observed('REQUIRES_INPUT')).status).toBe('REQUIRES_INPUT');
+    const unreadable = runReducer(initialRunState, { type: 'read-failed', at: 2, error: refusal });
+    expect(unreadable).toMatchObject({ status: 'refused', refusal });
+    const running = runReducer(initialRunState, observed('RUNNING'));
+    const later = runReducer(running, { type: 'read-failed', at: 3, error: refusal });
+    expect(later.status).toBe('RUNNING');
+    expect(later.readError).toBe(refusal);
+    expect(runReducer(later, observed('RUNNING', {}, 4)).readError).toBeUndefined();
+  });
+
+  it('fails the client part when the 201 cannot be followed (no run id)', () => {
+    const s = play(send, { type: 'wait', at: 2 }, { type: 'fail', at: 3, failure });
+    expect(s.status).toBe('failed');
+    expect(runReducer(s, observed('RUNNING'))).toBe(s);
   });
 });

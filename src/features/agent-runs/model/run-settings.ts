@@ -2,7 +2,10 @@ import { useState } from 'react';
 import { local } from '../../../lib/storage';
 import type { Flavour, Mode } from './run-request';
 
-/** How the next run will be sent; kept in this browser. The agent is not here: it is in the URL. */
+/**
+ * How the next run of an agent will be sent, remembered per agent in this browser: choosing
+ * Durable for one agent does not carry over to the next one opened.
+ */
 export interface RunSettings {
   flavour: Flavour;
   mode: Mode;
@@ -10,29 +13,36 @@ export interface RunSettings {
   timeoutSec: string;
 }
 
-const KEY = 'runSettings';
-const DEFAULTS: RunSettings = { flavour: 'platform', mode: 'stream', timeoutSec: '' };
+const keyOf = (agentId: string) => `runSettings.${agentId}`;
+export const DEFAULT_RUN_SETTINGS: RunSettings = { flavour: 'platform', mode: 'stream', timeoutSec: '' };
 
-function load(): RunSettings {
-  const saved = local.get<Partial<RunSettings> | null>(KEY, null) ?? {};
-  return {
-    flavour: saved.flavour === 'legacy' ? 'legacy' : 'platform',
-    mode: saved.mode === 'wait' || (saved.mode === 'durable' && saved.flavour !== 'legacy') ? saved.mode : 'stream',
-    timeoutSec: typeof saved.timeoutSec === 'string' ? saved.timeoutSec : DEFAULTS.timeoutSec,
-  };
+/** The legacy API has no durable runs: a durable choice there becomes wait. */
+function normalized(saved: Partial<RunSettings> | null): RunSettings {
+  const s = saved ?? {};
+  const flavour: Flavour = s.flavour === 'legacy' ? 'legacy' : 'platform';
+  const mode: Mode = s.mode === 'wait' || s.mode === 'stream' ? s.mode : s.mode === 'durable' ? (flavour === 'legacy' ? 'wait' : 'durable') : 'stream';
+  return { flavour, mode, timeoutSec: typeof s.timeoutSec === 'string' ? s.timeoutSec : DEFAULT_RUN_SETTINGS.timeoutSec };
 }
 
-export function useRunSettings(): [RunSettings, (patch: Partial<RunSettings>) => void] {
-  const [settings, setSettings] = useState(load);
-  const update = (patch: Partial<RunSettings>) =>
-    setSettings((s) => {
-      const next = { ...s, ...patch };
-      // The legacy API has no durable runs: choosing it moves a durable choice to wait.
-      if (next.flavour === 'legacy' && next.mode === 'durable') next.mode = 'wait';
-      local.set(KEY, next);
-      return next;
+export function loadRunSettings(agentId: string): RunSettings {
+  return normalized(local.get<Partial<RunSettings> | null>(keyOf(agentId), null));
+}
+
+export interface RunSettingsState {
+  settingsOf(agentId: string): RunSettings;
+  update(agentId: string, patch: Partial<RunSettings>): void;
+}
+
+export function useRunSettings(): RunSettingsState {
+  const [changed, setChanged] = useState<Record<string, RunSettings>>({});
+  const settingsOf = (agentId: string) => changed[agentId] ?? loadRunSettings(agentId);
+  const update = (agentId: string, patch: Partial<RunSettings>) =>
+    setChanged((all) => {
+      const next = normalized({ ...(all[agentId] ?? loadRunSettings(agentId)), ...patch });
+      local.set(keyOf(agentId), next);
+      return { ...all, [agentId]: next };
     });
-  return [settings, update];
+  return { settingsOf, update };
 }
 
 /** The timeout the settings ask for, in ms; undefined when none or not a positive number. */

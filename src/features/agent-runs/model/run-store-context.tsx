@@ -1,7 +1,8 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { createContext, useContext, useState, useSyncExternalStore, type ReactNode } from 'react';
-import { historyQueryOptions } from './history';
-import { RunStore, type RunRecord, type RunStoreSnapshot } from './run-store';
+import { createContext, useContext, useEffect, useState, useSyncExternalStore, type ReactNode } from 'react';
+import type { ConnectionIdentity } from '../../../lib/connection';
+import { historyQueryOptions, type HistoryEntry } from './history';
+import { RunStore, type RunConnection, type RunRecord, type RunStoreSnapshot } from './run-store';
 
 const RunStoreContext = createContext<RunStore | null>(null);
 
@@ -32,4 +33,33 @@ export function useRuns(): RunStoreSnapshot {
 /** The run in flight, for the navigation's "live" mark. */
 export function useLiveRun(): RunRecord | undefined {
   return useRuns().active;
+}
+
+/** One run, as it is now. */
+export function useRun(id: string | undefined): RunRecord | undefined {
+  const store = useRunStore();
+  return useSyncExternalStore(store.subscribe, () => (id ? store.get(id) : undefined));
+}
+
+/** Follows a durable run (reads it while the component is shown). */
+export function useWatch(id: string | undefined): void {
+  const store = useRunStore();
+  useEffect(() => (id ? store.watch(id) : undefined), [store, id]);
+}
+
+/**
+ * The durable run `runId` as this connection sees it, opened by its id when the console does
+ * not hold it yet (`entry`: what history kept of it), and followed while shown. The caller
+ * keys its component by connection and run, so nothing of one carries over to another.
+ */
+export function useOpenedRun(connection: RunConnection & ConnectionIdentity, agentId: string, runId: string, entry: HistoryEntry | undefined): RunRecord | undefined {
+  const store = useRunStore();
+  const record = useSyncExternalStore(store.subscribe, () => store.find(connection, agentId, runId));
+  useEffect(() => {
+    if (!store.find(connection, agentId, runId)) store.open(connection, agentId, runId, entry);
+    // The connection and entry are fixed for this component's life: its parent keys it by them.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [store, agentId, runId]);
+  useWatch(record?.id);
+  return record;
 }

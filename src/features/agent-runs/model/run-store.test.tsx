@@ -5,7 +5,8 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { DEMO, serviceRuns } from '../../../test-support/reference-service';
 import { clearHistory, historyQueryOptions } from './history';
 import { runRequest } from './run-request';
-import { RunStore, type RunConnection } from './run-store';
+import { slowNetwork } from '../../../test-support/slow-network';
+import { RunStore, WAIT_STOPPED_BY_YOU, type RunConnection } from './run-store';
 import { RunStoreProvider, useLiveRun, useRuns } from './run-store-context';
 
 const CONNECTION: RunConnection = {
@@ -102,4 +103,38 @@ it('history records what the request said, whatever the page shows, and a wait r
   const [entry] = await queryClient.fetchQuery(historyQueryOptions);
   expect(entry).toMatchObject({ id: run.id, status: 'done', request: { agentId: 'hr-policy-form', agentName: 'HR Policy Agent', flavour: 'legacy', mode: 'wait', body: request.body } });
   expect(JSON.stringify(entry)).not.toContain(DEMO.agents);
+});
+
+const echo = (text: string) => runRequest('platform', 'stream', { id: 'echo-assistant', name: 'Echo Assistant' }, { messages: [{ role: 'USER', content: [{ type: 'text', text }] }] });
+
+it('keeps the full event log of the shown run only; the runs before it keep their counts', async () => {
+  const store = new RunStore();
+  const first = store.start(CONNECTION, echo('one two three'))!;
+  await waitFor(() => expect(store.get(first.id)!.state.status).toBe('done'));
+  const events = store.get(first.id)!.log!.events.length;
+  expect(events).toBeGreaterThan(2);
+  const second = store.start(CONNECTION, echo('four'))!;
+  expect(store.get(first.id)!.log).toBeUndefined();
+  expect(store.get(first.id)!.summary).toMatchObject({ eventCount: events });
+  expect(store.get(second.id)!.log).toBeDefined();
+  await waitFor(() => expect(store.get(second.id)!.state.status).toBe('done'));
+});
+
+it('a Stop while a wait answer’s body is being read is recorded as Stopped, not Refused', async () => {
+  const store = new RunStore();
+  let id = '';
+  const network = slowNetwork({
+    match: (url, method) => method === 'POST' && url.endsWith('/api/agents/echo-assistant/runs'),
+    // The answer's head has arrived; its body is read next, and Stop comes in between.
+    answer: () => void store.stop(id),
+  });
+  try {
+    const request = runRequest('platform', 'wait', { id: 'echo-assistant' }, { messages: [{ role: 'USER', content: [{ type: 'text', text: 'Hello' }] }] });
+    id = store.start(CONNECTION, request)!.id;
+    await waitFor(() => expect(store.get(id)!.state.status).not.toBe('waiting'));
+    expect(store.get(id)!.state.status).toBe('stopped');
+    expect(store.get(id)!.state.note).toBe(WAIT_STOPPED_BY_YOU);
+  } finally {
+    network.restore();
+  }
 });

@@ -1,86 +1,89 @@
 /**
- * The console's runs, owned by the app rather than a page: leaving the runs page neither
- * stops, restarts nor duplicates a run, and coming back shows it as it is. One run is in
- * flight at a time. Each run's status changes only through the state machine's reducer; a
- * stream's events go to its StreamLog, which pages subscribe to on their own.
+ * The console's runs, owned by the app rather than a page: leaving a page neither stops,
+ * restarts nor duplicates a run, and coming back shows it as it is. Every run, whatever its
+ * kind, is one RunRecord whose state changes only through the state machine's reducer. One
+ * run is in flight at a time. A durable run is followed by reading it, with the connection
+ * it was sent (or opened) with, while something shows it.
+ *
+ * Data flows one way: pages call the store; the store tells its subscribers that something
+ * changed and never calls a page back.
  */
 
-import type { RunWaitResponse } from '../../../contract/agents';
-import type { DurableRunAnswer } from '../../../contract/durable-runs';
-import { transcriptOf } from '../../../contract/agents';
-import { ApiError, type ApiResponse } from '../../../lib/api-client';
-import type { ActiveConnection } from '../../../lib/connection';
-import { sendStreamRun } from '../api/run-stream';
-import { createDurableRun } from '../api/durable-run';
-import { sendWaitRun } from '../api/run-wait';
-import { metaOf, saveRun, type HistoryDetails, type HistoryEntry } from './history';
-import { initialRunState, isActive, runReducer, type RunAction, type RunFailure, type RunState } from './run-machine';
+import { platformRunPath, platformRunsPath } from '../../../contract/run-paths';
+import type { Decision, DurableRunAnswer } from '../../../contract/durable-runs';
+import { apiRequest, ApiError, type ApiResponse } from '../../../lib/api-client';
+import type { ActiveConnection, ConnectionIdentity } from '../../../lib/connection';
+import { platformCancellationsPath, platformResponsesPath } from '../../../contract/run-paths';
+import { nextPollMs } from './durable-follow';
+import { saveRun, type HistoryDetails, type HistoryEntry } from './history';
+import { initialRunState, isFollowed, isInFlight, isTerminal, runReducer, type RunAction } from './run-machine';
+import { historyEntryOf, metaOf, summaryOf, type RunRecord, type RunTarget } from './run-record';
 import type { RunRequest } from './run-request';
+import { sendDurable, sendStream, sendWait, type SendContext, type StopReason } from './run-senders';
 import { StreamLog } from './stream-log';
 
-/** Where a run went: the connection's identity at the moment it was sent, never its token. */
-export interface RunTarget {
-  profileId: string;
-  profileLabel: string;
-  mode: ActiveConnection['mode'];
-  target: string;
-  baseUrl: string;
-  fingerprint: string;
-}
-
-export interface RunRecord {
-  readonly id: string;
-  readonly request: RunRequest;
-  readonly target: RunTarget;
-  /** Epoch ms of the click. */
-  readonly startedAt: number;
-  readonly state: RunState;
-  /** Stream mode: what the stream delivered, as it arrives. */
-  readonly log?: StreamLog;
-  /** Wait mode: the answer. */
-  readonly answer?: ApiResponse<RunWaitResponse>;
-  /** Durable mode: the 201 that created the run; it goes on at the service, followed by its id. */
-  readonly created?: ApiResponse<DurableRunAnswer>;
-}
+export type { RunRecord, RunTarget } from './run-record';
+export { STOPPED_BY_YOU, WAIT_STOPPED_BY_YOU } from './run-senders';
 
 export interface RunStoreSnapshot {
-  /** Newest first. */
+  /** Runs sent from this console, newest first. */
   readonly runs: readonly RunRecord[];
+  /** Durable runs opened by their id (a link, a reload, history), newest first. */
+  readonly opened: readonly RunRecord[];
   /** The run in flight, if any. */
   readonly active?: RunRecord;
+  /** Durable runs this console follows that wait for a decision. */
+  readonly paused: readonly RunRecord[];
 }
 
 export interface RunStoreOptions {
-  /** Told after a finished run was written to history (or could not be). */
+  /** Told after a run was written to history (or could not be). */
   onSaved?(record: RunRecord): void;
   save?(entry: HistoryEntry, details: HistoryDetails): Promise<void>;
-  /** How many finished runs stay in memory; history keeps the rest. */
+  /** How many runs of each origin stay in memory; history keeps the rest. */
   keep?: number;
 }
 
 export type RunConnection = Pick<ActiveConnection, 'baseUrl' | 'token' | 'problem' | 'profileId' | 'profileLabel' | 'mode' | 'target' | 'fingerprint'>;
 
-export const STOPPED_BY_YOU = 'Stopped by you.';
-export const WAIT_STOPPED_BY_YOU = 'Stopped by you; the service may still finish the run.';
+/** Reads that say the run will never be readable with this connection: following it stops. */
+const UNREADABLE = [401, 403, 404];
 
 function newRunId(): string {
   return `run_${Date.now().toString(36)}_${crypto.getRandomValues(new Uint32Array(1))[0]!.toString(36)}`;
 }
 
-/** A wait answer with status "error" carries the error as its last message's text. */
-function waitFailure(answer: ApiResponse<RunWaitResponse>): RunFailure | undefined {
-  if (answer.data?.run?.status !== 'error') return undefined;
-  const last = answer.data.messages?.at(-1);
-  return { title: 'The run ended with status “error”', detail: last ? transcriptOf([last]).trim() : 'The answer says no more.', requestId: answer.requestId };
+function targetOf(c: RunConnection): RunTarget {
+  return { profileId: c.profileId, profileLabel: c.profileLabel, mode: c.mode, target: c.target, baseUrl: c.baseUrl, fingerprint: c.fingerprint };
+}
+
+function sameConnection(t: RunTarget, c: ConnectionIdentity): boolean {
+  return t.mode === c.mode && t.target === c.target && t.fingerprint === c.fingerprint;
 }
 
 export class RunStore {
-  private snapshot: RunStoreSnapshot = { runs: [] };
+  private snapshot: RunStoreSnapshot = { runs: [], opened: [], paused: [] };
   private readonly listeners = new Set<() => void>();
   private readonly controllers = new Map<string, AbortController>();
-  private readonly settled = new Map<string, (record: RunRecord) => void>();
+  /** The connection each run was sent or opened with: its follow-up requests go where it went, whatever is selected now. Never persisted. */
+  private readonly connections = new Map<string, RunConnection>();
+  private readonly watchers = new Map<string, number>();
+  private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
+  private readonly reading = new Map<string, Promise<void>>();
+  /** Wait runs' client-side timeouts. */
+  private readonly deadlines = new Map<string, ReturnType<typeof setTimeout>>();
+  private readonly readCounts = new Map<string, number>();
+  /** History writes, one after another: a run's later state is never overwritten by an earlier one. */
+  private saving: Promise<void> = Promise.resolve();
 
-  constructor(private readonly options: RunStoreOptions = {}) {}
+  constructor(private readonly options: RunStoreOptions = {}) {
+    if (typeof document !== 'undefined') {
+      // Reads pause while the tab is hidden and resume, at once, when it is shown.
+      document.addEventListener('visibilitychange', () => {
+        if (!document.hidden) for (const id of this.watchers.keys()) this.schedule(id, 0);
+      });
+    }
+  }
 
   subscribe = (listener: () => void): (() => void) => {
     this.listeners.add(listener);
@@ -90,155 +93,241 @@ export class RunStore {
   getSnapshot = (): RunStoreSnapshot => this.snapshot;
 
   get(id: string): RunRecord | undefined {
-    return this.snapshot.runs.find((r) => r.id === id);
+    return this.snapshot.runs.find((r) => r.id === id) ?? this.snapshot.opened.find((r) => r.id === id);
+  }
+
+  /** The durable run `runId` of `agentId` as this connection sees it, if the console holds it. */
+  find(connection: ConnectionIdentity, agentId: string, runId: string): RunRecord | undefined {
+    const match = (r: RunRecord) => r.runId === runId && r.request.agentId === agentId && sameConnection(r.target, connection);
+    return this.snapshot.runs.find(match) ?? this.snapshot.opened.find(match);
   }
 
   /**
    * Sends the run's one POST. Answers undefined, sending nothing, while another run is in
    * flight: a click never queues or repeats a run.
    */
-  start(connection: RunConnection, request: RunRequest, options: { onSettled?(record: RunRecord): void } = {}): RunRecord | undefined {
+  start(connection: RunConnection, request: RunRequest): RunRecord | undefined {
     if (this.snapshot.active) return undefined;
     const startedAt = Date.now();
     const record: RunRecord = {
       id: newRunId(),
+      origin: 'sent',
       request,
-      target: {
-        profileId: connection.profileId,
-        profileLabel: connection.profileLabel,
-        mode: connection.mode,
-        target: connection.target,
-        baseUrl: connection.baseUrl,
-        fingerprint: connection.fingerprint,
-      },
+      target: targetOf(connection),
       startedAt,
       state: runReducer(initialRunState, { type: 'send', at: startedAt }),
       ...(request.mode === 'stream' && { log: new StreamLog(request.flavour) }),
     };
     const abort = new AbortController();
     this.controllers.set(record.id, abort);
-    const keep = this.options.keep ?? 10;
-    this.publish([record, ...this.snapshot.runs].slice(0, keep));
-    if (options.onSettled) this.settled.set(record.id, options.onSettled);
-    if (request.mode === 'stream') void this.stream(record, connection, abort);
-    else if (request.mode === 'durable') void this.durable(record, connection, abort);
-    else void this.wait(record, connection, abort);
+    this.connections.set(record.id, connection);
+    // Only the run shown keeps its full log; the others keep their counts (history has the rest).
+    const older = this.snapshot.runs.map((r) => (r.log && !isInFlight(r.state.status) ? { ...r, log: undefined, summary: summaryOf(r.log) } : r));
+    this.setRuns([record, ...older]);
+    const ctx: SendContext = { record, connection, signal: abort.signal, dispatch: (action, patch) => this.dispatch(record.id, action, patch) };
+    if (request.mode === 'wait' && request.timeoutMs) {
+      const ms = request.timeoutMs;
+      this.deadlines.set(record.id, setTimeout(() => this.timeOut(record.id, ms), ms));
+    }
+    if (request.mode === 'stream') void sendStream(ctx, record.log!);
+    else if (request.mode === 'durable') void sendDurable(ctx);
+    else void sendWait(ctx);
     return record;
   }
 
   /** Closes this browser's side of the run; the POST is not sent again. */
-  stop(id: string, note: string = STOPPED_BY_YOU): void {
-    this.controllers.get(id)?.abort(note);
+  stop(id: string, reason: StopReason = { kind: 'user' }): void {
+    this.controllers.get(id)?.abort(reason);
   }
 
-  private publish(runs: RunRecord[]): void {
-    this.snapshot = { runs, active: runs.find((r) => isActive(r.state.status)) };
+  /** Ends a wait that has run for `ms` (the client-side timeout). */
+  timeOut(id: string, ms: number): void {
+    this.stop(id, { kind: 'timeout', ms });
+  }
+
+  /**
+   * A durable run by its id, read with this connection: the record the console holds for it,
+   * or a new one (`entry`, when history kept the run, gives its request and keeps it up to date).
+   */
+  open(connection: RunConnection, agentId: string, runId: string, entry?: HistoryEntry): RunRecord {
+    const held = this.find(connection, agentId, runId);
+    // A run that could not be read is opened afresh: asking again is how "Read again" works.
+    if (held && !(held.origin === 'opened' && held.state.status === 'refused')) return held;
+    const record: RunRecord = {
+      id: entry?.id ?? `opened_${newRunId()}`,
+      origin: 'opened',
+      request: entry?.request ?? { agentId, flavour: 'platform', mode: 'durable', path: platformRunsPath(agentId), body: {} },
+      target: targetOf(connection),
+      startedAt: entry?.startedAt ?? Date.now(),
+      state: initialRunState,
+      runId,
+      ...(entry && { historyId: entry.id }),
+    };
+    this.connections.set(record.id, connection);
+    const keep = this.options.keep ?? 10;
+    this.publish({ ...this.snapshot, opened: [record, ...this.snapshot.opened.filter((r) => r.id !== record.id && r !== held)].slice(0, keep) });
+    void this.read(record.id);
+    return record;
+  }
+
+  /** Follows a durable run (reads it again and again, backing off) while anything watches it. */
+  watch(id: string): () => void {
+    this.watchers.set(id, (this.watchers.get(id) ?? 0) + 1);
+    this.schedule(id, 0);
+    return () => {
+      const n = (this.watchers.get(id) ?? 1) - 1;
+      if (n > 0) return void this.watchers.set(id, n);
+      this.watchers.delete(id);
+      clearTimeout(this.timers.get(id));
+      this.timers.delete(id);
+    };
+  }
+
+  /** Reads a durable run now (once; a read already under way is joined). */
+  read(id: string): Promise<void> {
+    const pending = this.reading.get(id);
+    if (pending) return pending;
+    const record = this.get(id);
+    const connection = this.connections.get(id);
+    if (!record?.runId || !connection || isTerminal(record.state.status)) return Promise.resolve();
+    const p = apiRequest<DurableRunAnswer>(connection, platformRunPath(record.request.agentId, record.runId))
+      .then(
+        (answer) => this.observed(id, answer),
+        (err: unknown) => {
+          if (err instanceof ApiError) this.dispatch(id, { type: 'read-failed', at: Date.now(), error: err });
+        },
+      )
+      .finally(() => {
+        this.reading.delete(id);
+        this.readCounts.set(id, (this.readCounts.get(id) ?? 0) + 1);
+      });
+    this.reading.set(id, p);
+    return p;
+  }
+
+  /** Asks the service to cancel a durable run; throws the service's refusal (a 409 is read again: the run moved on). */
+  cancel(id: string): Promise<void> {
+    return this.act(id, platformCancellationsPath, (runId) => ({ run_id: runId }), { type: 'cancel-requested', at: 0 });
+  }
+
+  /** Sends one decision per pending approval, in one batch. */
+  respond(id: string, decisions: Record<string, Decision>): Promise<void> {
+    const pending = this.get(id)?.state.durable?.run.pending_interactions ?? [];
+    const named = Object.entries(decisions).map(([interactionId, decision]) => ({
+      name: pending.find((p) => p.interaction_id === interactionId)?.display_name ?? interactionId,
+      decision,
+    }));
+    return this.act(
+      id,
+      platformResponsesPath,
+      (runId) => ({ run_id: runId, responses: Object.entries(decisions).map(([interaction_id, decision]) => ({ interaction_id, decision })) }),
+      { type: 'decided', at: 0, decisions: named },
+    );
+  }
+
+  private async act(id: string, pathOf: (agentId: string) => string, bodyOf: (runId: string) => unknown, accepted: RunAction): Promise<void> {
+    const record = this.get(id);
+    const connection = this.connections.get(id);
+    if (!record?.runId || !connection) throw new Error('This run is no longer held by the console; open it again by its id.');
+    try {
+      const answer = await apiRequest<DurableRunAnswer>(connection, pathOf(record.request.agentId), { method: 'POST', body: bodyOf(record.runId) });
+      this.dispatch(id, { ...accepted, at: Date.now() });
+      this.observed(id, answer);
+    } catch (err) {
+      // Whatever happened, read the run again: a 409 means it moved on.
+      void this.read(id);
+      throw err;
+    }
+  }
+
+  private observed(id: string, answer: ApiResponse<DurableRunAnswer>): void {
+    const at = Date.now();
+    const run = answer.data?.run;
+    if (!run) return;
+    this.dispatch(id, { type: 'observe', at, snapshot: { run, requestId: answer.data.request_id, readAt: at, meta: answer }, meta: metaOf(answer) });
+  }
+
+  private schedule(id: string, delayMs: number): void {
+    if (this.timers.has(id) || !this.watchers.has(id)) return;
+    const record = this.get(id);
+    if (!record?.runId || isTerminal(record.state.status) || UNREADABLE.includes(record.state.readError?.status ?? 0)) return;
+    if (typeof document !== 'undefined' && document.hidden) return;
+    this.timers.set(
+      id,
+      setTimeout(() => {
+        this.timers.delete(id);
+        void this.read(id).then(() => {
+          // A change of state may have scheduled the next read already; then this one is not added.
+          const now = this.get(id);
+          const next = now?.state.durable ? nextPollMs(now.state.durable.run, this.readCounts.get(id) ?? 0) : false;
+          if (next !== false) this.schedule(id, next);
+        });
+      }, delayMs),
+    );
+  }
+
+  private setRuns(runs: RunRecord[]): void {
+    const keep = this.options.keep ?? 10;
+    this.publish({ ...this.snapshot, runs: runs.slice(0, keep) });
+  }
+
+  /** What a record dropped out of memory leaves behind: its connection, its timers. */
+  private release(dropped: readonly RunRecord[]): void {
+    for (const r of dropped) {
+      if (this.get(r.id)) continue;
+      this.connections.delete(r.id);
+      this.watchers.delete(r.id);
+      this.readCounts.delete(r.id);
+      clearTimeout(this.timers.get(r.id));
+      this.timers.delete(r.id);
+    }
+  }
+
+  private publish(next: Omit<RunStoreSnapshot, 'active' | 'paused'>): void {
+    const all = [...next.runs, ...next.opened];
+    const before = [...this.snapshot.runs, ...this.snapshot.opened];
+    this.snapshot = {
+      runs: next.runs,
+      opened: next.opened,
+      active: next.runs.find((r) => isInFlight(r.state.status)),
+      paused: all.filter((r) => r.state.status === 'REQUIRES_INPUT'),
+    };
+    if (before.length > all.length || before.some((r) => !all.includes(r))) this.release(before);
     for (const l of this.listeners) l();
   }
 
-  private dispatch(id: string, action: RunAction, patch: Partial<Pick<RunRecord, 'answer' | 'created'>> = {}): void {
+  private dispatch(id: string, action: RunAction, patch: Partial<Pick<RunRecord, 'answer' | 'runId'>> = {}): void {
     const current = this.get(id);
     if (!current) return;
     const state = runReducer(current.state, action);
-    if (state === current.state) return;
+    if (state === current.state && Object.keys(patch).length === 0) return;
     const next: RunRecord = { ...current, ...patch, state };
-    this.publish(this.snapshot.runs.map((r) => (r.id === id ? next : r)));
-    if (!isActive(state.status)) {
+    const replace = (list: readonly RunRecord[]) => list.map((r) => (r.id === id ? next : r));
+    this.publish({ runs: replace(this.snapshot.runs), opened: replace(this.snapshot.opened) });
+    if (isInFlight(current.state.status) && !isInFlight(state.status)) {
       this.controllers.delete(id);
-      void this.remember(next);
-      const settled = this.settled.get(id);
-      this.settled.delete(id);
-      settled?.(next);
+      clearTimeout(this.deadlines.get(id));
+      this.deadlines.delete(id);
     }
-  }
-
-  private async stream(record: RunRecord, connection: RunConnection, abort: AbortController): Promise<void> {
-    const log = record.log!;
-    const end = await sendStreamRun(
-      connection,
-      record.request,
-      {
-        onOpen: (meta) => {
-          log.open(meta);
-          this.dispatch(record.id, { type: 'open', at: Date.now(), meta });
-        },
-        onEvent: (e) => log.event(e),
-      },
-      abort.signal,
-    );
-    const failure = log.finish();
-    const at = Date.now();
-    switch (end.kind) {
-      case 'closed':
-        return this.dispatch(record.id, { type: 'close', at, failure });
-      case 'stopped':
-        return this.dispatch(record.id, { type: 'stop', at, note: String(abort.signal.reason ?? STOPPED_BY_YOU) });
-      case 'refused':
-        return this.dispatch(record.id, { type: 'refuse', at, error: end.error });
-      case 'interrupted':
-        return this.dispatch(record.id, { type: 'interrupt', at, note: end.reason, failure });
-    }
-  }
-
-  private async wait(record: RunRecord, connection: RunConnection, abort: AbortController): Promise<void> {
-    const { timeoutMs } = record.request;
-    const timer = timeoutMs
-      ? setTimeout(() => abort.abort(`Your client-side timeout (${timeoutMs / 1000} s) ended the wait; the service may still finish the run.`), timeoutMs)
-      : undefined;
-    const answer = sendWaitRun(connection, record.request, abort.signal);
-    this.dispatch(record.id, { type: 'wait', at: Date.now() });
-    try {
-      const response = await answer;
-      this.dispatch(record.id, { type: 'answer', at: Date.now(), meta: metaOf(response)!, failure: waitFailure(response) }, { answer: response });
-    } catch (err) {
-      const at = Date.now();
-      if (err instanceof ApiError && err.kind === 'aborted') {
-        const reason = String(abort.signal.reason ?? STOPPED_BY_YOU);
-        // Closing a wait ends only this browser's side: an instance may finish the run anyway.
-        this.dispatch(record.id, { type: 'stop', at, note: reason === STOPPED_BY_YOU ? WAIT_STOPPED_BY_YOU : reason });
-      } else {
-        this.dispatch(record.id, { type: 'refuse', at, error: err instanceof ApiError ? err : new ApiError('network', 0, 'Error', String(err), undefined, undefined) });
-      }
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  /** Durable mode: one POST that answers 201 at once; the run goes on at the service. */
-  private async durable(record: RunRecord, connection: RunConnection, abort: AbortController): Promise<void> {
-    const created = createDurableRun(connection, record.request, abort.signal);
-    this.dispatch(record.id, { type: 'wait', at: Date.now() });
-    try {
-      const response = await created;
-      this.dispatch(record.id, { type: 'answer', at: Date.now(), meta: metaOf(response)! }, { created: response });
-    } catch (err) {
-      const at = Date.now();
-      if (err instanceof ApiError && err.kind === 'aborted') this.dispatch(record.id, { type: 'stop', at, note: String(abort.signal.reason ?? STOPPED_BY_YOU) });
-      else this.dispatch(record.id, { type: 'refuse', at, error: err instanceof ApiError ? err : new ApiError('network', 0, 'Error', String(err), undefined, undefined) });
+    // History keeps each change of state (a read that changed nothing is not written again).
+    if (state.transitions !== current.state.transitions && !isInFlight(state.status) && (next.origin === 'sent' || next.historyId)) void this.remember(next);
+    // A new state is read again soon (backing off afresh): a paused run's slow reads must not delay what follows an approval.
+    if (isFollowed(state.status) && state.status !== current.state.status) {
+      clearTimeout(this.timers.get(id));
+      this.timers.delete(id);
+      this.readCounts.set(id, 0);
+      this.schedule(id, isFollowed(current.state.status) ? nextPollMs(state.durable!.run, 0) || 0 : 0);
     }
   }
 
   private async remember(record: RunRecord): Promise<void> {
-    const { state, log, answer, created } = record;
-    const entry: HistoryEntry = {
-      id: record.id,
-      ...(created?.data.run.run_id && { runId: created.data.run.run_id }),
-      startedAt: record.startedAt,
-      request: record.request,
-      target: { profileLabel: record.target.profileLabel, mode: record.target.mode, baseUrl: record.target.baseUrl },
-      status: state.status,
-      transitions: state.transitions,
-      durationMs: (state.transitions.at(-1)?.at ?? record.startedAt) - record.startedAt,
-      firstEventMs: log?.firstEventMs,
-      eventCount: log?.events.length ?? 0,
-      bytes: log?.bytes ?? (answer ?? created)?.rawBody.length ?? 0,
-      transcript: log ? log.transcriptText : transcriptOf(answer?.data?.messages ?? []),
-      failure: state.failure,
-      problem: state.refusal?.message ?? state.note,
-      meta: metaOf(state.meta),
-    };
-    const details: HistoryDetails = log ? { events: log.events } : { result: (answer ?? created)?.data ?? state.refusal?.body };
-    await (this.options.save ?? saveRun)(entry, details).catch(() => undefined);
+    const entry = historyEntryOf(record);
+    const details: HistoryDetails = record.log
+      ? { events: record.log.events }
+      : { result: record.answer?.data ?? record.state.durable?.run ?? record.state.refusal?.body };
+    const save = this.options.save ?? saveRun;
+    this.saving = this.saving.then(() => save(entry, details).catch(() => undefined));
+    await this.saving;
     this.options.onSaved?.(record);
   }
 }

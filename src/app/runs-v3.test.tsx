@@ -1,0 +1,241 @@
+/**
+ * Runs v3: one run model for stream, wait and durable runs. Each test is a bug found on the
+ * runs page before it (commit 8e37cee), written first against that code, where it failed.
+ * Every request goes to the real reference service; `slowNetwork` only holds an answer back
+ * or stands in for an instance that answers wrongly.
+ */
+import { cleanup, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { clearHistory } from '../features/agent-runs/model/history';
+import { DEMO_EVERYTHING, servicePosts } from '../test-support/reference-service';
+import { slowNetwork } from '../test-support/slow-network';
+import { DEMO, freshBrowser, renderConsole } from './test-console';
+
+let restore: (() => void) | undefined;
+beforeEach(async () => {
+  await clearHistory();
+});
+afterEach(() => {
+  restore?.();
+  restore = undefined;
+  cleanup();
+});
+
+type User = ReturnType<typeof userEvent.setup>;
+
+const runRegion = () => screen.getByRole('region', { name: 'Run' });
+const headStatus = () => within(runRegion()).getAllByRole('status')[0]!;
+const history = () => screen.getByRole('region', { name: 'History' });
+
+async function say(user: User, text: string) {
+  const box = await screen.findByLabelText('Message 1 text');
+  await user.clear(box);
+  await user.type(box, text);
+}
+
+async function createDurableRun(token: string, agentId: string): Promise<string> {
+  const res = await fetch(`/api/agents/${agentId}/runs`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ execution_mode: 'DURABLE', messages: [{ role: 'USER', content: [{ type: 'text', text: 'Go' }] }] }),
+  });
+  return ((await res.json()) as { run: { run_id: string } }).run.run_id;
+}
+
+it('history tells a durable run’s real outcome: a run that failed at the service says Failed, not Done', async () => {
+  freshBrowser(DEMO.agents);
+  const user = userEvent.setup();
+  renderConsole('/runs/failing-job');
+  await user.click(await screen.findByRole('radio', { name: /Durable/ }));
+  await say(user, 'Export the rows');
+  await user.click(screen.getByRole('button', { name: 'Start durable run' }));
+  // The run fails at the service about a second later; history is read on the runs page.
+  await new Promise((r) => setTimeout(r, 2_500));
+  await user.click(within(screen.getByRole('navigation', { name: 'Main' })).getByRole('link', { name: /Agent runs/ }));
+  const row = await within(await screen.findByRole('region', { name: 'History' })).findByRole('listitem');
+  await waitFor(() => expect(row.querySelector('.status')!.textContent).toBe('Failed'), { timeout: 5_000 });
+  expect(row.textContent).not.toMatch(/Done/);
+  expect(row.textContent).toMatch(/profile Reference service/);
+  expect(within(row).getByRole('link', { name: /^run_/ }).getAttribute('href')).toMatch(/^\/runs\/failing-job\/run_/);
+});
+
+it('Run again loads the run exactly (agent, API, mode, messages) into the form and sends nothing', async () => {
+  freshBrowser(DEMO.agents);
+  const user = userEvent.setup();
+  renderConsole('/runs/echo-assistant');
+  await say(user, 'Hello there');
+  await user.click(screen.getByRole('button', { name: 'Run and stream' }));
+  await waitFor(() => expect(headStatus().textContent).toBe('Done'));
+  await within(history()).findByRole('listitem');
+
+  // Another agent, with Durable chosen for it.
+  await user.type(screen.getByRole('combobox', { name: 'Agent' }), 'Expense');
+  await user.click(await screen.findByRole('option', { name: /Expense Filer/ }));
+  await user.click(await screen.findByRole('radio', { name: /Durable/ }));
+  const posts = (await servicePosts()).length;
+
+  await user.click(within(history()).getByRole('button', { name: 'Run again…' }));
+  await screen.findByRole('heading', { name: /Echo Assistant/ });
+  expect(screen.getByRole<HTMLInputElement>('radio', { name: /Stream/ }).checked).toBe(true);
+  expect(screen.getByRole<HTMLInputElement>('radio', { name: /Current/ }).checked).toBe(true);
+  expect(screen.getByRole('button', { name: 'Run and stream' })).toBeTruthy();
+  expect((await screen.findByLabelText<HTMLTextAreaElement>('Message 1 text')).value).toBe('Hello there');
+  expect(screen.getByRole('note', { name: 'Loaded from history' }).textContent).toMatch(/Nothing is sent until you run it/);
+  await new Promise((r) => setTimeout(r, 300));
+  expect((await servicePosts()).length).toBe(posts);
+});
+
+it('a page that was left does not navigate when its durable run’s 201 arrives', async () => {
+  freshBrowser(DEMO.agents);
+  restore = slowNetwork({ match: (url, method) => method === 'POST' && url.endsWith('/api/agents/expense-filer/runs'), delayMs: 800 }).restore;
+  const user = userEvent.setup();
+  renderConsole('/runs/expense-filer');
+  await user.click(await screen.findByRole('radio', { name: /Durable/ }));
+  await say(user, 'File my receipts');
+  await user.click(screen.getByRole('button', { name: 'Start durable run' }));
+  await user.click(within(screen.getByRole('navigation', { name: 'Main' })).getByRole('link', { name: 'Connection' }));
+  await screen.findByRole('heading', { name: 'Profiles' });
+  await new Promise((r) => setTimeout(r, 1_500));
+  expect(screen.getByRole('heading', { name: 'Profiles' })).toBeTruthy();
+  expect(screen.queryByRole('heading', { name: /Durable run/ })).toBeNull();
+});
+
+it('switching profile while a cancel is in flight shows nothing of one token’s run under the other, which stops reading it', async () => {
+  freshBrowser(DEMO.agents, {
+    profiles: [
+      { id: 'reference', label: 'Reference service', mode: 'same-origin', target: '', scopes: [], remember: false, outcomes: {} },
+      { id: 'second', label: 'Second token', mode: 'same-origin', target: '', scopes: [], remember: false, outcomes: {} },
+    ],
+    activeId: 'reference',
+    screenShare: false,
+  });
+  sessionStorage.setItem('mac.token.second', JSON.stringify(DEMO_EVERYTHING));
+  const runId = await createDurableRun(DEMO.agents, 'long-runner');
+  const network = slowNetwork({ match: (url, method) => method === 'POST' && url.endsWith('/cancellations'), delayMs: 800 });
+  restore = network.restore;
+  const user = userEvent.setup();
+  renderConsole(`/runs/long-runner/${runId}`);
+  await waitFor(() => expect(screen.getByRole('status', { name: 'Run state' }).textContent).toBe('Running'), { timeout: 5_000 });
+  await user.click(screen.getByRole('button', { name: 'Cancel run…' }));
+  await user.click(screen.getByRole('button', { name: 'Yes, cancel the run' }));
+  await user.selectOptions(screen.getByLabelText('Profile'), 'second');
+  await screen.findByRole('heading', { name: `No run “${runId}” for agent “long-runner”` });
+  // The first profile's cancellation answers now; nothing of it shows under the second.
+  await new Promise((r) => setTimeout(r, 1_500));
+  expect(screen.getByRole('heading', { name: `No run “${runId}” for agent “long-runner”` })).toBeTruthy();
+  expect(screen.queryByRole('status', { name: 'Run state' })).toBeNull();
+  expect(screen.queryByText('Cancelling')).toBeNull();
+  const secondReads = () => network.sent.filter((s) => s.method === 'GET' && s.url.endsWith(`/runs/${runId}`) && s.authorization === `Bearer ${DEMO_EVERYTHING}`).length;
+  const reads = secondReads();
+  await new Promise((r) => setTimeout(r, 2_500));
+  expect(secondReads()).toBe(reads);
+  expect(reads).toBeLessThanOrEqual(1);
+});
+
+it('a 201 without a run id is a clear failure, never a link to an undefined run', async () => {
+  freshBrowser(DEMO.agents);
+  restore = slowNetwork({
+    match: (url, method) => method === 'POST' && url.endsWith('/api/agents/expense-filer/runs'),
+    // An instance that answers 201 with no run in its body.
+    answer: (real) => new Response(JSON.stringify({ request_id: 'req_broken' }), { status: real.status, headers: { 'content-type': 'application/json' } }),
+  }).restore;
+  const user = userEvent.setup();
+  renderConsole('/runs/expense-filer');
+  await user.click(await screen.findByRole('radio', { name: /Durable/ }));
+  await say(user, 'File my receipts');
+  await user.click(screen.getByRole('button', { name: 'Start durable run' }));
+  await waitFor(() => expect(headStatus().textContent).toBe('Failed'));
+  expect(within(runRegion()).getByRole('heading', { name: /The answer has no run id/ })).toBeTruthy();
+  for (const link of screen.queryAllByRole('link')) expect(link.getAttribute('href')).not.toMatch(/undefined/);
+});
+
+it('a stream refused because the agent needs a durable run offers Run as durable; one click each starts it and approves it', async () => {
+  freshBrowser(DEMO.agents);
+  const user = userEvent.setup();
+  renderConsole('/runs/expense-filer');
+  await say(user, 'File my receipts');
+  await user.click(await screen.findByRole('button', { name: 'Run and stream' }));
+  await waitFor(() => expect(headStatus().textContent).toBe('Refused'));
+  await user.click(within(runRegion()).getByRole('button', { name: 'Run as durable' }));
+  await waitFor(() => expect(headStatus().textContent).toBe('Waiting for your approval'), { timeout: 5_000 });
+  expect(screen.getByRole<HTMLInputElement>('radio', { name: /Durable/ }).checked).toBe(true);
+  await user.click(within(runRegion()).getByRole('button', { name: 'Approve' }));
+  await waitFor(() => expect(headStatus().textContent).toBe('Succeeded'), { timeout: 5_000 });
+  const states = within(runRegion()).getByRole('list', { name: 'States seen' });
+  expect(states.textContent).toMatch(/You approved “Submit expense report”/);
+  // What was said while the run went on is gone once it ended.
+  expect(within(runRegion()).queryByText(/decisions were accepted/)).toBeNull();
+  expect(within(runRegion()).queryByRole('region', { name: 'Cancel' })).toBeNull();
+  await waitFor(() => expect(within(history()).getAllByRole('listitem')[0]!.querySelector('.status')!.textContent).toBe('Succeeded'));
+  expect(within(history()).getAllByRole('listitem')[1]!.textContent).toMatch(/current stream · Refused/);
+});
+
+it('API and mode are remembered per agent: Durable chosen for one agent does not carry over to the next', async () => {
+  freshBrowser(DEMO.agents);
+  const user = userEvent.setup();
+  renderConsole('/runs/expense-filer');
+  await user.click(await screen.findByRole('radio', { name: /Durable/ }));
+  await user.type(screen.getByRole('combobox', { name: 'Agent' }), 'Echo');
+  await user.click(await screen.findByRole('option', { name: /Echo Assistant/ }));
+  await screen.findByRole('heading', { name: /Echo Assistant/ });
+  expect(screen.getByRole<HTMLInputElement>('radio', { name: /Stream/ }).checked).toBe(true);
+  expect(screen.getByRole('button', { name: 'Run and stream' })).toBeTruthy();
+  await user.type(screen.getByRole('combobox', { name: 'Agent' }), 'Expense');
+  await user.click(await screen.findByRole('option', { name: /Expense Filer/ }));
+  await screen.findByRole('heading', { name: /Expense Filer/ });
+  expect(screen.getByRole<HTMLInputElement>('radio', { name: /Durable/ }).checked).toBe(true);
+});
+
+it('offers fields typed by hand only where they help: not for a token refused the agent (403)', async () => {
+  freshBrowser(DEMO.global); // no agents.run
+  renderConsole('/runs/hr-policy-form');
+  const panel = await screen.findByRole('heading', { name: 'The agent’s input schema could not be loaded' });
+  expect(panel.parentElement!.textContent).toMatch(/403/);
+  expect(screen.queryByRole('button', { name: 'Add input fields by hand' })).toBeNull();
+  expect(panel.parentElement!.textContent).toMatch(/agents\.run/);
+});
+
+it('every run’s answer shows its status, time and size', async () => {
+  freshBrowser(DEMO.agents);
+  const user = userEvent.setup();
+  renderConsole('/runs/echo-assistant');
+  await user.click(await screen.findByRole('radio', { name: /Wait/ }));
+  await say(user, 'Hi');
+  await user.click(screen.getByRole('button', { name: 'Run and wait' }));
+  await waitFor(() => expect(headStatus().textContent).toBe('Done'));
+  expect(within(runRegion()).getByLabelText('Answer').textContent).toMatch(/^HTTP 200 · answered in \d+ ms · [\d.,]+\s?(B|byte|kB)/);
+});
+
+it('a stopped run has one duration: the response head and history say the same number', async () => {
+  freshBrowser(DEMO.agents);
+  const user = userEvent.setup();
+  renderConsole('/runs/slow-storyteller');
+  await say(user, 'A story');
+  await user.click(screen.getByRole('button', { name: 'Run and stream' }));
+  await waitFor(() => expect(headStatus().textContent).toBe('Streaming…'));
+  await new Promise((r) => setTimeout(r, 900));
+  await user.click(screen.getByRole('button', { name: 'Stop' }));
+  await waitFor(() => expect(headStatus().textContent).toBe('Stopped'));
+  const head = headStatus().nextElementSibling!.textContent!;
+  const row = await within(history()).findByText((_, el) => el?.tagName === 'LI' && /Slow Storyteller/.test(el.textContent ?? ''));
+  const ms = /^([\d,.\s]+) ms$/.exec(head)![1]!.replace(/\D/g, '');
+  expect(row.textContent!.replace(/[,.\s\u202f]/g, '')).toContain(`·${ms}ms`);
+});
+
+it('what was opened in one run’s timeline does not open itself in the next run', async () => {
+  freshBrowser(DEMO.agents);
+  const user = userEvent.setup();
+  renderConsole('/runs/echo-assistant');
+  await say(user, 'one two three');
+  await user.click(screen.getByRole('button', { name: 'Run and stream' }));
+  await waitFor(() => expect(headStatus().textContent).toBe('Done'));
+  const timeline = within(runRegion()).getByRole('list', { name: /events$/ });
+  await user.click(within(timeline).getAllByRole('button')[0]!);
+  expect(within(runRegion()).getByLabelText('Event 1')).toBeTruthy();
+  await say(user, 'four five');
+  await user.click(screen.getByRole('button', { name: 'Run and stream' }));
+  await waitFor(() => expect(headStatus().textContent).toBe('Done'));
+  expect(within(runRegion()).getByText(/four five|five/, { selector: '.transcript *' })).toBeTruthy();
+  expect(within(runRegion()).queryByLabelText('Event 1')).toBeNull();
+});

@@ -1,0 +1,47 @@
+import { useId } from 'react';
+import type { RunSettings } from '../model/run-settings';
+
+/** API (current or legacy) and answer mode of the agent's next run; remembered per agent. */
+export function RunOptions({ settings, onChange }: { settings: RunSettings; onChange(patch: Partial<RunSettings>): void }) {
+  const ids = { flavour: useId(), mode: useId(), timeout: useId(), durable: useId() };
+  return (
+    <div className="run-options">
+      <fieldset className="radios">
+        <legend>API</legend>
+        <label>
+          <input type="radio" name={ids.flavour} checked={settings.flavour === 'platform'} onChange={() => onChange({ flavour: 'platform' })} /> Current (
+          <code>/api/agents/&#123;id&#125;/runs</code>)
+        </label>
+        <label>
+          <input type="radio" name={ids.flavour} checked={settings.flavour === 'legacy'} onChange={() => onChange({ flavour: 'legacy' })} /> Legacy (
+          <code>/rest/api/v1/agents/runs/…</code>, deprecated)
+        </label>
+      </fieldset>
+      <fieldset className="radios">
+        <legend>Answer</legend>
+        <label>
+          <input type="radio" name={ids.mode} checked={settings.mode === 'stream'} onChange={() => onChange({ mode: 'stream' })} /> Stream (live events)
+        </label>
+        <label>
+          <input type="radio" name={ids.mode} checked={settings.mode === 'wait'} onChange={() => onChange({ mode: 'wait' })} /> Wait (one answer)
+        </label>
+        <label>
+          <input type="radio" name={ids.mode} checked={settings.mode === 'durable'} disabled={settings.flavour === 'legacy'} aria-describedby={ids.durable} onChange={() => onChange({ mode: 'durable' })} />{' '}
+          Durable (kept by the service, followed by its id)
+        </label>
+        <p id={ids.durable} className="hint">
+          {settings.flavour === 'legacy'
+            ? 'Durable runs exist only on the current API.'
+            : 'The service answers at once with a run id; the run goes on without this page, and may pause to ask you to approve a tool.'}
+        </p>
+      </fieldset>
+      {settings.mode === 'wait' && (
+        <div className="field">
+          <label htmlFor={ids.timeout}>Client timeout, seconds (empty: none)</label>
+          <input id={ids.timeout} type="number" min={1} value={settings.timeoutSec} onChange={(e) => onChange({ timeoutSec: e.target.value })} />
+        </div>
+      )}
+      <p className="hint">Remembered for this agent in this browser.</p>
+    </div>
+  );
+}

@@ -1,0 +1,136 @@
+/**
+ * A run as the console keeps it, whatever its kind: its request, where it went, and its one
+ * state machine. Every figure shown of a run (duration, events, bytes) comes from
+ * `metricsOf`, so the response head, the counters, history and exports say the same.
+ */
+
+import { durableOutputText } from '../../../contract/durable-runs';
+import { transcriptOf, type RunWaitResponse } from '../../../contract/agents';
+import type { ApiResponse, ResponseMeta } from '../../../lib/api-client';
+import type { ActiveConnection } from '../../../lib/connection';
+import type { HistoryEntry } from './history';
+import { isInFlight, isTerminal, type RunState } from './run-machine';
+import type { RunRequest } from './run-request';
+import type { StreamLog } from './stream-log';
+
+/** Where a run went: the connection's identity at the moment it was sent, never its token. */
+export interface RunTarget {
+  profileId: string;
+  profileLabel: string;
+  mode: ActiveConnection['mode'];
+  target: string;
+  baseUrl: string;
+  fingerprint: string;
+}
+
+/** What is kept of a stream once its full log is let go (only the shown run keeps its log). */
+export interface StreamSummary {
+  eventCount: number;
+  bytes: number;
+  firstEventMs?: number;
+}
+
+export interface RunRecord {
+  readonly id: string;
+  /** 'sent' from this console; 'opened' by its run id (a link, a reload, history), its request then only what history kept. */
+  readonly origin: 'sent' | 'opened';
+  readonly request: RunRequest;
+  readonly target: RunTarget;
+  /** Epoch ms of the click (or of the run's creation at the service, for a run opened by id). */
+  readonly startedAt: number;
+  readonly state: RunState;
+  /** Durable runs: the id the service gave the run. */
+  readonly runId?: string;
+  /** Stream mode: what the stream delivered, as it arrives; only while the run is the one shown. */
+  readonly log?: StreamLog;
+  /** Stream mode: the counts, once the log was let go. */
+  readonly summary?: StreamSummary;
+  /** Wait mode: the answer. */
+  readonly answer?: ApiResponse<RunWaitResponse>;
+  /** The history entry this run is kept in, if any. */
+  readonly historyId?: string;
+}
+
+export interface RunMetrics {
+  /** From the click to the end; undefined while the run goes on. */
+  durationMs?: number;
+  eventCount: number;
+  bytes: number;
+  firstEventMs?: number;
+}
+
+const encoder = new TextEncoder();
+
+/** Bytes on the wire of a text answer (UTF-8), as stream events count theirs. */
+export function utf8Bytes(text: string): number {
+  return encoder.encode(text).length;
+}
+
+function endedAt(record: RunRecord): number | undefined {
+  if (!isTerminal(record.state.status)) return undefined;
+  const durable = record.state.durable?.run;
+  // A durable run's life is the service's: from its creation to its last change, on the service's clock.
+  if (durable) {
+    const created = Date.parse(durable.created_at);
+    const updated = Date.parse(durable.updated_at);
+    if (Number.isFinite(created) && Number.isFinite(updated)) return record.startedAt + (updated - created);
+  }
+  return record.state.transitions.find((t) => isTerminal(t.status))?.at;
+}
+
+export function metricsOf(record: RunRecord): RunMetrics {
+  const end = endedAt(record);
+  const durationMs = end === undefined ? undefined : Math.max(0, end - record.startedAt);
+  if (record.log) return { durationMs, eventCount: record.log.events.length, bytes: record.log.bytes, firstEventMs: record.log.firstEventMs };
+  if (record.summary) return { durationMs, ...record.summary };
+  const body = record.answer?.rawBody ?? record.state.durable?.meta?.rawBody ?? '';
+  return { durationMs, eventCount: 0, bytes: utf8Bytes(body) };
+}
+
+/** The stream's counts, kept when its log is let go. */
+export function summaryOf(log: StreamLog): StreamSummary {
+  return { eventCount: log.events.length, bytes: log.bytes, firstEventMs: log.firstEventMs };
+}
+
+/** What history keeps of an answer: everything but the body, which is kept apart. */
+export function metaOf(meta: ResponseMeta | Omit<ResponseMeta, 'rawBody'> | undefined): Omit<ResponseMeta, 'rawBody'> | undefined {
+  if (!meta) return undefined;
+  const { method, url, status, durationMs, requestId, headers, receivedAt } = meta;
+  return { method, url, status, durationMs, requestId, headers, receivedAt };
+}
+
+function transcriptOfRecord(record: RunRecord): string {
+  if (record.log) return record.log.transcriptText;
+  if (record.state.durable) return durableOutputText(record.state.durable.run);
+  return transcriptOf(record.answer?.data?.messages ?? []);
+}
+
+/** The run as history keeps it: no token, nor anything derived from one. */
+export function historyEntryOf(record: RunRecord): HistoryEntry {
+  const { state, target } = record;
+  const m = metricsOf(record);
+  return {
+    id: record.historyId ?? record.id,
+    ...(record.runId && { runId: record.runId }),
+    startedAt: record.startedAt,
+    request: record.request,
+    target: { profileId: target.profileId, profileLabel: target.profileLabel, mode: target.mode, baseUrl: target.baseUrl },
+    status: state.status,
+    ...(state.unknownState && { unknownState: state.unknownState }),
+    transitions: state.transitions,
+    durationMs: m.durationMs ?? Math.max(0, (state.transitions.at(-1)?.at ?? record.startedAt) - record.startedAt),
+    firstEventMs: m.firstEventMs,
+    eventCount: m.eventCount,
+    bytes: m.bytes,
+    transcript: transcriptOfRecord(record),
+    failure: state.failure,
+    problem: state.refusal?.message ?? state.note,
+    meta: metaOf(state.meta),
+    ...(state.durable && { lastReadAt: state.durable.readAt }),
+  };
+}
+
+/** Whether a record is going on anywhere: in this browser, or at the service. */
+export function isLive(record: RunRecord): boolean {
+  return isInFlight(record.state.status) || !isTerminal(record.state.status);
+}
