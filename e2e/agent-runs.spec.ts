@@ -134,10 +134,11 @@ test('stops a slow stream, keeping what arrived, and allows no second run while 
   expect(logged!.events).toBeLessThanOrEqual(kept + 1);
   await expect(runs.eventCount).toHaveText(String(kept));
 
-  // Run again from the history: while it streams, neither the form nor the history can start another.
-  await runs.historyItem(1).getByRole('button', { name: 'Run again' }).click();
+  // Run again from the history loads the run; Run sends it, and while it streams the form cannot start another.
+  await runs.historyItem(1).getByRole('button', { name: 'Run again…' }).click();
+  expect(posts).toHaveLength(1);
+  await runs.run.click();
   await expect(runs.status).toHaveText('Streaming…');
-  await expect(runs.historyItem(1).getByRole('button', { name: 'Run again' })).toBeDisabled();
   await expect(runs.run).toBeDisabled();
   await runs.stop.click();
   await expect(runs.status).toHaveText('Stopped');
@@ -213,7 +214,10 @@ test('waits for one answer: transcript, raw JSON and status; Stop and the client
   expect(raw).toMatchObject({ run: { agent_id: 'echo-assistant', status: 'success' }, messages: [{ role: 'GLEAN_AI' }] });
   expect(await runs.serviceRunsAfter(before)).toMatchObject([{ mode: 'wait', outcome: 'completed' }]);
 
+  // Wait was chosen for the echo agent; the next agent has its own choice, stream by default.
   await runs.chooseAgent('Slow Storyteller');
+  await expect(runs.streamAnswer).toBeChecked();
+  await runs.answerBy('wait');
   await runs.writeMessage('A long story');
   await runs.run.click();
   await expect(runs.status).toHaveText('Waiting for the answer…');
@@ -232,7 +236,7 @@ test('waits for one answer: transcript, raw JSON and status; Stop and the client
   await expect(runs.output).toContainText('Your client-side timeout (1 s) ended the wait');
 });
 
-test('runs a past run again with one new POST, and exports it as JSON without the token', async ({ runs, page }) => {
+test('runs a past run again (loaded into the form, then one new POST), and exports it as JSON without the token', async ({ runs, page }) => {
   await runs.chooseAgent('Echo Assistant');
   await runs.writeMessage('Remember me');
   await runs.run.click();
@@ -258,7 +262,10 @@ test('runs a past run again with one new POST, and exports it as JSON without th
 
   const before = await runs.serviceSeq();
   const posts = runs.recordRunPosts();
-  await entry.getByRole('button', { name: 'Run again' }).click();
+  await entry.getByRole('button', { name: 'Run again…' }).click();
+  await expect(runs.message()).toHaveValue('Remember me');
+  expect(posts).toHaveLength(0);
+  await runs.run.click();
   await expect(runs.historyItems).toHaveCount(2);
   await expect(runs.status).toHaveText('Done');
   expect(posts).toHaveLength(1);

@@ -27,9 +27,14 @@ test.describe('on a phone (390×844)', () => {
     await connection.setToken(AGENT_TOKENS.agents);
     await page.goto('/runs/echo-assistant');
     await runs.writeMessage('A phone-sized answer');
+    // Run and Stop stay on screen beside the message being written, not a screen-length below it.
+    await expect(runs.message()).toBeInViewport();
+    await expect(runs.run).toBeInViewport();
+    await expect(runs.stop).toBeInViewport();
     await runs.run.click();
     await expect(runs.status).toHaveText('Done');
     await expect(runs.status).toBeInViewport();
+    await expect(runs.transcript).toBeInViewport();
     expect(await page.evaluate<number>(sidewaysOverflow)).toBeLessThanOrEqual(0);
 
     // A durable run's page, paused with its approval card.
@@ -38,6 +43,17 @@ test.describe('on a phone (390×844)', () => {
     await runs.writeMessage('File my expenses');
     await runs.run.click();
     await expect(page.getByRole('status', { name: 'Run state' })).toHaveText('Waiting for your approval', { timeout: 15_000 });
+    expect(await page.evaluate<number>(sidewaysOverflow), 'the paused durable run scrolls sideways').toBeLessThanOrEqual(0);
+    // History with durable rows (run ids, last read times) wraps inside the screen.
+    await runs.history.scrollIntoViewIfNeeded();
+    await expect(runs.historyItem(1)).toContainText('last read');
+    for (const row of await runs.historyItems.all()) {
+      const box = (await row.boundingBox())!;
+      expect(box.x + box.width, 'a history row is wider than the screen').toBeLessThanOrEqual(390);
+    }
+    expect(await page.evaluate<number>(sidewaysOverflow), 'history scrolls sideways').toBeLessThanOrEqual(0);
+    await page.getByRole('link', { name: 'Open the run’s own page' }).click();
+    await expect(page.getByRole('status', { name: 'Run state' })).toHaveText('Waiting for your approval');
     expect(await page.evaluate<number>(sidewaysOverflow), 'the durable run page scrolls sideways').toBeLessThanOrEqual(0);
   });
 });

@@ -7,6 +7,8 @@ export const AGENT_TOKENS = {
   agents: 'sandbox-agents-1d6f3b9e0a7c2548',
   /** custommetadata:global_scope only: runs are refused with 403. */
   global: 'sandbox-global-3f9c2a7d41e8b605',
+  /** custommetadata:global_scope and agents.run: another token that may run agents. */
+  everything: 'sandbox-everything-7e2a5c8d1b4f9063',
 } as const;
 
 /** One run POST as the reference service received it, as GET /sandbox/runs lists it. */

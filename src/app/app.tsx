@@ -1,7 +1,7 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { lazy, Suspense, useState, type ReactNode } from 'react';
 import { BrowserRouter, Navigate, NavLink, Route, Routes } from 'react-router';
-import { RunStoreProvider, useLiveRun } from '../features/agent-runs/model/run-store-context';
+import { RunStoreProvider, useRuns } from '../features/agent-runs/model/run-store-context';
 import { ConnectionPage } from '../features/connection/connection-page';
 import { ConnectionPanel } from '../features/connection/connection-panel';
 import { ConnectionProvider } from '../features/connection/connection-provider';
@@ -14,7 +14,7 @@ const RunsPage = lazy(() => import('../features/agent-runs/routes/runs-page').th
 const DurableRunPage = lazy(() => import('../features/agent-runs/routes/durable-run-page').then((m) => ({ default: m.DurableRunPage })));
 
 function RunsLink() {
-  const live = useLiveRun();
+  const { active: live, paused } = useRuns();
   return (
     <NavLink to={live ? `/runs/${encodeURIComponent(live.request.agentId)}` : '/runs'} className={({ isActive }) => (isActive ? 'active' : undefined)}>
       Agent runs
@@ -22,6 +22,12 @@ function RunsLink() {
         <span className="live-mark" title={`A run of ${live.request.agentName ?? live.request.agentId} is live`}>
           <span aria-hidden="true"> ●</span>
           <span className="visually-hidden">, a run is live</span>
+        </span>
+      )}
+      {paused.length > 0 && (
+        <span className="paused-mark" title={`${paused.length === 1 ? 'A durable run waits' : `${paused.length} durable runs wait`} for your approval`}>
+          <span aria-hidden="true"> ⏸</span>
+          <span className="visually-hidden">, {paused.length === 1 ? 'a run waits for your approval' : `${paused.length} runs wait for your approval`}</span>
         </span>
       )}
     </NavLink>

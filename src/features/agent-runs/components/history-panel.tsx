@@ -20,20 +20,24 @@ function download(name: string, text: string): void {
 const runPath = (e: HistoryEntry) => `/runs/${encodeURIComponent(e.request.agentId)}/${encodeURIComponent(e.runId!)}`;
 const goesOn = (e: HistoryEntry) => e.runId !== undefined && isFollowed(e.status as RunStatus);
 
+/** The decisions taken on a durable run, as its outcome depends on them: "you rejected “Submit expense report”". */
+function decisionsOf(e: HistoryEntry): string {
+  const all = (e.transitions ?? []).flatMap((t) => t.decisions ?? []);
+  return all.map((d) => `you ${d.decision === 'APPROVE' ? 'approved' : 'rejected'} “${d.name}”`).join(', ');
+}
+
 /**
- * Durable runs still going on, as history last saw them, are read again when history is
- * shown, with the profile they ran on (only the current one's token is at hand: the others say so).
+ * Durable runs still going on, as history last saw them, are read again and followed while
+ * history shows them, with the profile they ran on (only the current one's token is at hand:
+ * the others say so).
  */
-function useRereadActive(entries: HistoryEntry[], connection: RunConnection): void {
+function useFollowActive(entries: HistoryEntry[], connection: RunConnection): void {
   const store = useRunStore();
   const active = entries.filter((e) => goesOn(e) && e.target.profileId === connection.profileId);
   const ids = active.map((e) => e.id).join(' ');
   useEffect(() => {
-    for (const e of active) {
-      const held = store.get(e.id);
-      if (held) void store.read(held.id);
-      else store.open(connection, e.request.agentId, e.runId!, e);
-    }
+    const unwatch = active.map((e) => store.watch((store.get(e.id) ?? store.open(connection, e.request.agentId, e.runId!, e)).id));
+    return () => unwatch.forEach((u) => u());
     // Once per set of active runs shown, with the connection of the moment.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [ids, store]);
@@ -60,7 +64,7 @@ export function HistoryPanel({ connection, onLoad }: { connection: RunConnection
     if (held.state.refusal) unreadable.set(e.id, held.state.refusal.message);
     return e;
   });
-  useRereadActive(runs, connection);
+  useFollowActive(runs, connection);
   return (
     <section className="history" aria-labelledby="history-heading">
       <div className="toolbar">
@@ -86,6 +90,7 @@ export function HistoryPanel({ connection, onLoad }: { connection: RunConnection
                   <Link to={`/runs/${encodeURIComponent(r.request.agentId)}`}>{r.request.agentName ?? r.request.agentId}</Link> ·{' '}
                   {r.request.flavour === 'legacy' ? 'legacy' : 'current'} {r.request.mode} ·{' '}
                   <span className={`status status-${statusTone(r.status)}`}>{statusText(r.status, r.unknownState)}</span>
+                  {decisionsOf(r) && ` · ${decisionsOf(r)}`}
                   {!goesOn(r) && ` · ${formatCount(r.durationMs)} ms`}
                   {r.eventCount ? ` · ${formatCount(r.eventCount)} events` : ''}
                   {r.bytes ? ` · ${formatBytes(r.bytes)}` : ''} · profile {r.target.profileLabel || '(unnamed)'} ·{' '}

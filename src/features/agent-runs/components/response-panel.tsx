@@ -61,7 +61,7 @@ export function ResponsePanel({ run, formId, runLabel, canRun, cannotRunWhy, onS
   const inFlight = isInFlight(status);
   const metrics = run && metricsOf(run);
   return (
-    <section className="run-output" aria-labelledby="output-heading">
+    <section className="run-output" id="run-output" aria-labelledby="output-heading">
       <div className="response-head">
         <div className="toolbar">
           <h2 id="output-heading">Run</h2>

@@ -155,7 +155,15 @@ describe('a durable run in the same machine', () => {
     const paused = play(send, { type: 'wait', at: 2 }, observed('REQUIRES_INPUT', {}, 3));
     const decided = runReducer(paused, { type: 'decided', at: 4, decisions: [{ name: 'Book flight', decision: 'APPROVE' }, { name: 'Book hotel', decision: 'REJECT' }] });
     expect(decided.status).toBe('REQUIRES_INPUT');
-    expect(decided.transitions.at(-1)).toEqual({ status: 'REQUIRES_INPUT', at: 4, note: 'You approved “Book flight”, rejected “Book hotel”.' });
+    expect(decided.transitions.at(-1)).toEqual({
+      status: 'REQUIRES_INPUT',
+      at: 4,
+      note: 'You approved “Book flight”, rejected “Book hotel”.',
+      decisions: [
+        { name: 'Book flight', decision: 'APPROVE' },
+        { name: 'Book hotel', decision: 'REJECT' },
+      ],
+    });
     const running = runReducer(decided, observed('RUNNING', {}, 5));
     expect(runReducer(running, { type: 'cancel-requested', at: 6 }).transitions.at(-1)?.note).toBe('You asked the service to cancel the run.');
     // A decision on a run that is not paused is not one.

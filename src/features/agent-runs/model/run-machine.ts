@@ -57,6 +57,8 @@ export interface Transition {
   at: number;
   /** Why, when it is worth saying (who stopped it, what broke, what was decided). */
   note?: string;
+  /** Durable runs: the decisions this console sent on a paused run, by tool name. */
+  decisions?: readonly { name: string; decision: Decision }[];
 }
 
 /** The last read of a durable run: the service's own record of it. */
@@ -119,8 +121,8 @@ function to(state: RunState, status: RunStatus, at: number, patch: Partial<RunSt
 }
 
 /** A note in the run's states without a change of state (a decision, a cancellation asked for). */
-function noted(state: RunState, at: number, note: string): RunState {
-  return { ...state, transitions: [...state.transitions, { status: state.status, at, note }] };
+function noted(state: RunState, at: number, note: string, extra: Partial<Transition> = {}): RunState {
+  return { ...state, transitions: [...state.transitions, { status: state.status, at, note, ...extra }] };
 }
 
 /** A failed durable run's error, as every failure is told. */
@@ -169,7 +171,7 @@ export function runReducer(state: RunState, action: RunAction): RunState {
     case 'decided': {
       if (s !== 'REQUIRES_INPUT') return state;
       const text = action.decisions.map((d) => `${d.decision === 'APPROVE' ? 'approved' : 'rejected'} “${d.name}”`).join(', ');
-      return noted(state, action.at, `You ${text}.`);
+      return noted(state, action.at, `You ${text}.`, { decisions: action.decisions });
     }
     case 'cancel-requested':
       return isFollowed(s) ? noted(state, action.at, 'You asked the service to cancel the run.') : state;

@@ -1,6 +1,7 @@
 import { useId, useRef, type KeyboardEvent } from 'react';
 import { useLocation, useNavigate, useParams } from 'react-router';
 import { useConnection } from '../../../lib/connection';
+import { NARROW } from '../../../lib/use-media-query';
 import { HistoryPanel } from '../components/history-panel';
 import { OpenRunById } from '../components/open-run-by-id';
 import { RequestSide } from '../components/request-side';
@@ -39,8 +40,11 @@ export function RunsPage() {
   const build = (parts: RunParts): RunRequest => runRequest(settings.flavour, settings.mode, { id: agentId, name: agent.name }, parts, timeoutMsOf(settings));
   const start = (request: RunRequest) => {
     if (!store.start(connection, request)) return;
-    // The status is where the run's progress is told; on a phone it brings the answer into view.
-    requestAnimationFrame(() => statusRef.current?.focus());
+    // The status is where the run's progress is told; on one column (where Run and Stop stay at the bottom) the answer is brought into view.
+    requestAnimationFrame(() => {
+      statusRef.current?.focus({ preventScroll: true });
+      if (window.matchMedia(NARROW).matches) document.getElementById('run-output')?.scrollIntoView({ block: 'start' });
+    });
   };
   const loadRun = (entry: HistoryEntry) => {
     const { agentId: id, flavour, mode, timeoutMs } = entry.request;
