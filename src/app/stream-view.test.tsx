@@ -105,21 +105,21 @@ it('keys move the active row through a long timeline and keep it in view', async
     const row = id ? document.getElementById(id) : null;
     if (!row) return null;
     const [r, box] = [row.getBoundingClientRect(), timeline.getBoundingClientRect()];
-    return r.top >= box.top - 1 && r.bottom <= box.bottom + 1 ? /^Event (\d+),/.exec(row.getAttribute('aria-label') ?? '')?.[1] : `Event ${row.getAttribute('aria-label')} out of view`;
+    return r.top >= box.top - 1 && r.bottom <= box.bottom + 1 ? /^(\d+)\. /.exec(row.getAttribute('aria-label') ?? '')?.[1] : `${row.getAttribute('aria-label')}, out of view`;
   };
   await user.keyboard('{Home}');
   await waitFor(() => expect(activeInView()).toBe('1'));
   await user.keyboard('{End}');
   await waitFor(() => expect(activeInView()).toBe('5000'));
-  const page = Math.floor(timeline.clientHeight / 30) - 1;
+  const pageRows = Math.floor(timeline.clientHeight / 30) - 1;
   await user.keyboard('{PageUp}');
-  await waitFor(() => expect(activeInView()).toBe(String(5000 - page)));
+  await waitFor(() => expect(activeInView()).toBe(String(5000 - pageRows)));
   await user.keyboard('{PageUp}{PageUp}{ArrowUp}');
-  await waitFor(() => expect(activeInView()).toBe(String(5000 - 3 * page - 1)));
+  await waitFor(() => expect(activeInView()).toBe(String(5000 - 3 * pageRows - 1)));
   await user.keyboard('{Home}{PageDown}{ArrowDown}');
-  await waitFor(() => expect(activeInView()).toBe(String(1 + page + 1)));
+  await waitFor(() => expect(activeInView()).toBe(String(1 + pageRows + 1)));
   await user.keyboard('{Enter}');
-  expect(screen.getByLabelText(`Event ${page + 2}`)).toBeTruthy();
+  expect(screen.getByLabelText(`Event ${pageRows + 2}`)).toBeTruthy();
 });
 
 it('a firehose run that asks for 10,000 events shows how many arrived, while it streams and once it is done', async () => {

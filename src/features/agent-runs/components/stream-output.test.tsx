@@ -47,15 +47,15 @@ it('the timeline is one Tab stop; the arrow keys, Home and End move its active r
   expect(document.activeElement).toBe(timeline);
 
   await user.keyboard('{Home}');
-  expect(activeRow(timeline)).toMatch(/^Event 1, message/);
+  expect(activeRow(timeline)).toMatch(/^1\. message/);
   await user.keyboard('{ArrowDown}{ArrowDown}');
-  expect(activeRow(timeline)).toMatch(/^Event 3, message/);
+  expect(activeRow(timeline)).toMatch(/^3\. message/);
   await user.keyboard('{ArrowUp}');
-  expect(activeRow(timeline)).toMatch(/^Event 2, message/);
+  expect(activeRow(timeline)).toMatch(/^2\. message/);
   await user.keyboard('{End}');
-  expect(activeRow(timeline)).toMatch(/^Event 200, message/);
+  expect(activeRow(timeline)).toMatch(/^200\. message/);
   await user.keyboard('{ArrowDown}');
-  expect(activeRow(timeline)).toMatch(/^Event 200, message/);
+  expect(activeRow(timeline)).toMatch(/^200\. message/);
   // Moving does not open anything: that is Enter's job.
   expect(screen.queryByLabelText(/^Event \d+$/)).toBeNull();
 });
@@ -72,10 +72,10 @@ it('Enter or Space opens the active row’s event; a click on a row still does',
   expect(screen.queryByLabelText('Event 3')).toBeNull();
   expect(document.activeElement).toBe(timeline);
 
-  await user.click(screen.getByRole('option', { name: /^Event 28,/ }));
+  await user.click(screen.getByRole('option', { name: /^28\. / }));
   expect(screen.getByLabelText('Event 28')).toBeTruthy();
-  expect(activeRow(timeline)).toMatch(/^Event 28,/);
-  expect(screen.getByRole('option', { name: /^Event 28,/, selected: true })).toBeTruthy();
+  expect(activeRow(timeline)).toMatch(/^28\. /);
+  expect(screen.getByRole('option', { name: /^28\. /, selected: true })).toBeTruthy();
 });
 
 it('each row previews its data on one line (a message’s text, other JSON compacted) and is labelled for screen readers', () => {
@@ -85,11 +85,11 @@ it('each row previews its data on one line (a message’s text, other JSON compa
   expect(within(timeline).getByText('⚠ {"step":"planning"}')).toBeTruthy();
   const rows = within(timeline).getAllByRole('option');
   expect(rows.map((r) => r.getAttribute('aria-label'))).toEqual([
-    expect.stringMatching(/^Event 1, message, \+1 ms, \d+ bytes: token 1$/),
-    expect.stringMatching(/^Event 2, message, \+2 ms, \d+ bytes: token 2$/),
-    expect.stringMatching(/^Event 3, message, \+3 ms, \d+ bytes: token 3$/),
-    expect.stringMatching(/^Event 4, agent\.thinking, \+4 ms, \d+ bytes, with a warning: \{"step":"planning"\}$/),
-    expect.stringMatching(/^Event 5, message, \+5 ms, \d+ bytes, with a warning: \{"messages": \[unterminated$/),
+    expect.stringMatching(/^1\. message, \+1 ms, \d+ bytes: token 1$/),
+    expect.stringMatching(/^2\. message, \+2 ms, \d+ bytes: token 2$/),
+    expect.stringMatching(/^3\. message, \+3 ms, \d+ bytes: token 3$/),
+    expect.stringMatching(/^4\. agent\.thinking, \+4 ms, \d+ bytes, with a warning: \{"step":"planning"\}$/),
+    expect.stringMatching(/^5\. message, \+5 ms, \d+ bytes, with a warning: \{"messages": \[unterminated$/),
   ]);
   expect(rows.map((r) => r.getAttribute('aria-posinset'))).toEqual(['1', '2', '3', '4', '5']);
   expect(rows.every((r) => r.getAttribute('aria-setsize') === '5')).toBe(true);

@@ -8,9 +8,12 @@ import { useFollowEnd } from './use-follow-end';
 
 const ROW_HEIGHT = 30;
 
-/** What a screen reader says of a row: the columns with their names, then the preview. */
+/**
+ * What a screen reader says of a row: the columns with their units, then the preview. Not
+ * "Event N", which names the event's detail below.
+ */
 function rowLabel(e: TimelineEntry): string {
-  return `Event ${e.seq}, ${e.event}, +${formatCount(e.at)} ms, ${formatCount(e.bytes)} bytes${e.warning ? ', with a warning' : ''}: ${previewOf(e)}`;
+  return `${e.seq}. ${e.event}, +${formatCount(e.at)} ms, ${formatCount(e.bytes)} bytes${e.warning ? ', with a warning' : ''}: ${previewOf(e)}`;
 }
 
 /**
