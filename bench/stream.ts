@@ -382,9 +382,10 @@ async function runConsole(browser: Browser, origin: string, trace: boolean): Pro
     if (transcript.length !== want || !transcript.tail.endsWith(` token ${EVENTS} `)) {
       throw new Broken(`The console's transcript lost text: ${transcript.length} characters (want ${want}), ends ${JSON.stringify(transcript.tail)}.`);
     }
-    const timelineLabel = await page.getByRole('list', { name: /\d+ events/ }).getAttribute('aria-label');
+    const timeline = page.getByRole('listbox', { name: /\d+ events/ });
+    const timelineLabel = await timeline.getAttribute('aria-label');
     if (timelineLabel !== `${EVENTS} events`) throw new Broken(`The console's timeline says "${timelineLabel}".`);
-    const lastRow = page.getByRole('listitem').filter({ hasText: `token ${EVENTS} ` });
+    const lastRow = timeline.getByRole('option').filter({ hasText: `token ${EVENTS}` });
     if ((await lastRow.count()) !== 1) throw new Broken(`The timeline does not show event ${EVENTS} at its end.`);
     if (posts() !== 1) throw new Broken(`The console POSTed the run ${posts()} times.`);
     if (errors.length) throw new Broken(`The console threw: ${errors.join('; ')}`);

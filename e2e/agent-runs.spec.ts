@@ -35,7 +35,7 @@ test('streams a messages agent: the transcript echoes the message, the timeline 
   await expect(runs.eventCount).toHaveText(String(events));
   await expect(runs.timeline).toHaveAccessibleName(`${events} events`);
   await expect(runs.timelineRows.first()).toContainText('message');
-  await runs.timelineRows.first().getByRole('button').click();
+  await runs.timelineRows.first().click();
   await expect(runs.output.getByLabel('Event 1')).toContainText('"text": "You "');
 
   await shell.expectNoAxeViolations();
@@ -301,13 +301,13 @@ test('shows malformed and unknown events raw with a warning, and later events st
   await expect(runs.timelineRows.nth(1)).toContainText('⚠ {"messages": [unterminated');
   await expect(runs.timelineRows.nth(2)).toContainText('agent.thinking');
 
-  await runs.timelineRows.nth(1).getByRole('button').click();
+  await runs.timelineRows.nth(1).click();
   const detail = runs.output.getByLabel('Event 2');
   await expect(detail).toContainText('The data is not JSON; shown as received.');
   await expect(detail.locator('pre')).toHaveText('{"messages": [unterminated');
-  await runs.timelineRows.nth(2).getByRole('button').click();
+  await runs.timelineRows.nth(2).click();
   await expect(runs.output.getByLabel('Event 3')).toContainText('An event this console does not know ("agent.thinking").');
-  await runs.timelineRows.nth(3).getByRole('button').click();
+  await runs.timelineRows.nth(3).click();
   await expect(runs.output.getByLabel('Event 4')).not.toContainText('⚠');
   // The page is still usable: the form and the next run work.
   await expect(runs.run).toBeEnabled();

@@ -119,8 +119,8 @@ export class RunsPage {
     this.eventCount = this.output.getByTestId('event-count');
     this.warningCount = this.output.locator('dl.counters div').filter({ hasText: 'Warnings' }).locator('dd');
     this.transcript = this.output.getByLabel('Transcript');
-    this.timeline = this.output.getByRole('list', { name: /^\d+ events$/ });
-    this.timelineRows = this.timeline.getByRole('listitem');
+    this.timeline = this.output.getByRole('listbox', { name: /^\d+ events$/ });
+    this.timelineRows = this.timeline.getByRole('option');
     this.failure = this.output.getByRole('alert').filter({ has: page.getByRole('heading', { name: /^Run failed/, level: 3 }) });
     this.interruption = this.output.getByRole('alert').filter({ hasText: 'The connection broke before the run ended' });
     this.resultTabs = this.output.getByRole('tablist', { name: 'Run result' });

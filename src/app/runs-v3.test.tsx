@@ -207,7 +207,7 @@ it('every run’s answer shows its status, time and size', async () => {
   expect(within(runRegion()).getByLabelText('Answer').textContent).toMatch(/^HTTP 200 · answered in \d+ ms · [\d.,]+\s?(B|byte|kB)/);
 });
 
-it('a stopped run has one duration: the response head and history say the same number', async () => {
+it('a stopped run has one duration: the response head, the counters and history say the same number', async () => {
   freshBrowser(DEMO.agents);
   const user = userEvent.setup();
   renderConsole('/runs/slow-storyteller');
@@ -219,8 +219,10 @@ it('a stopped run has one duration: the response head and history say the same n
   await waitFor(() => expect(headStatus().textContent).toBe('Stopped'));
   const head = headStatus().nextElementSibling!.textContent!;
   const row = await within(history()).findByText((_, el) => el?.tagName === 'LI' && /Slow Storyteller/.test(el.textContent ?? ''));
-  const ms = /^([\d,.\s]+) ms$/.exec(head)![1]!.replace(/\D/g, '');
+  const ms = /^([\d,.\s\u202f]+) ms$/.exec(head)![1]!.replace(/\D/g, '');
   expect(row.textContent!.replace(/[,.\s\u202f]/g, '')).toContain(`·${ms}ms`);
+  const counters = within(runRegion().querySelector<HTMLElement>('dl.counters')!).getByText('Duration', { selector: 'dt' }).nextElementSibling!;
+  expect(counters.textContent!.replace(/\D/g, '')).toBe(ms);
 });
 
 it('what was opened in one run’s timeline does not open itself in the next run', async () => {
@@ -230,12 +232,12 @@ it('what was opened in one run’s timeline does not open itself in the next run
   await say(user, 'one two three');
   await user.click(screen.getByRole('button', { name: 'Run and stream' }));
   await waitFor(() => expect(headStatus().textContent).toBe('Done'));
-  const timeline = within(runRegion()).getByRole('list', { name: /events$/ });
-  await user.click(within(timeline).getAllByRole('button')[0]!);
-  expect(within(runRegion()).getByLabelText('Event 1')).toBeTruthy();
+  const timeline = within(runRegion()).getByRole('listbox', { name: /events$/ });
+  await user.click(within(timeline).getAllByRole('option')[0]!);
+  expect(within(runRegion()).getByLabelText(/^Event \d+$/)).toBeTruthy();
   await say(user, 'four five');
   await user.click(screen.getByRole('button', { name: 'Run and stream' }));
   await waitFor(() => expect(headStatus().textContent).toBe('Done'));
   expect(within(runRegion()).getByText(/four five|five/, { selector: '.transcript *' })).toBeTruthy();
-  expect(within(runRegion()).queryByLabelText('Event 1')).toBeNull();
+  expect(within(runRegion()).queryByLabelText(/^Event \d+$/)).toBeNull();
 });

@@ -1,6 +1,7 @@
 import { useEffect, useState, type Ref } from 'react';
 import { Link } from 'react-router';
-import { formatBytes } from '../../../lib/format';
+import { formatBytes, formatCount } from '../../../lib/format';
+import { expectedEventsOf } from '../model/progress';
 import { isInFlight, isTerminal, statusText, statusTone } from '../model/run-machine';
 import { metricsOf, type RunRecord } from '../model/run-record';
 import { FailurePanel } from './failure-panel';
@@ -69,7 +70,7 @@ export function ResponsePanel({ run, formId, runLabel, canRun, cannotRunWhy, onS
             {statusText(status, run?.state.unknownState)}
           </span>
           {run && status !== 'idle' && (
-            <span className="muted">{isTerminal(status) ? `${metrics!.durationMs ?? 0} ms` : <Elapsed since={run.startedAt} />}</span>
+            <span className="muted">{isTerminal(status) ? `${formatCount(metrics!.durationMs ?? 0)} ms` : <Elapsed since={run.startedAt} />}</span>
           )}
         </div>
         <div className="toolbar">
@@ -98,7 +99,7 @@ export function ResponsePanel({ run, formId, runLabel, canRun, cannotRunWhy, onS
             </div>
           )}
           {status === 'stopped' && <p className="muted">{run.state.note} Everything received is kept.</p>}
-          {run.log && <StreamOutput log={run.log} state={run.state} />}
+          {run.log && <StreamOutput log={run.log} state={run.state} durationMs={metrics!.durationMs} expectedEvents={expectedEventsOf(run.request.body)} />}
           {run.answer && <WaitOutput answer={run.answer} />}
           {run.runId && (
             <>

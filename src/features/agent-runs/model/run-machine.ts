@@ -240,6 +240,3 @@ export function statusTone(status: string): string {
       return 'active';
   }
 }
-
-/** @deprecated the stream view's older name of isInFlight; kept until that view moves over. */
-export const isActive = isInFlight;

@@ -146,3 +146,13 @@ describe('stream event handling', () => {
     expect(frames.queue).toHaveLength(0);
   });
 });
+
+describe('message events', () => {
+  it('counts message events apart from the others, for progress against a requested count', () => {
+    const { s } = session();
+    s.event({ id: '1', event: 'message', data: msg('a') }, 1);
+    s.event({ id: '2', event: 'agent.thinking', data: '{}' }, 2);
+    s.event({ id: '3', event: 'message', data: '{not json' }, 3);
+    expect([s.events.length, s.messageEvents]).toEqual([3, 2]);
+  });
+});

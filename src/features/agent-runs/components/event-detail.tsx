@@ -1,0 +1,43 @@
+import { useState } from 'react';
+import { CopyButton } from '../../../components/copy-button';
+import { SpecEventBadge } from '../../../components/spec-badge';
+import { formatBytes, formatCount } from '../../../lib/format';
+import type { StreamLog, TimelineEntry } from '../model/stream-log';
+
+function pretty(data: string): string {
+  try {
+    return JSON.stringify(JSON.parse(data), null, 2);
+  } catch {
+    return data;
+  }
+}
+
+/** One event of the timeline in full: its data pretty-printed or raw, and what is wrong with it. */
+export function EventDetail({ entry, stream }: { entry: TimelineEntry; stream: StreamLog['meta'] }) {
+  const [raw, setRaw] = useState(false);
+  return (
+    <div className="event-detail" aria-label={`Event ${entry.seq}`}>
+      <div className="toolbar">
+        <strong>
+          Event {entry.seq}: <code>{entry.event}</code>
+          {entry.id && (
+            <>
+              {' '}
+              id <code>{entry.id}</code>
+            </>
+          )}
+        </strong>
+        <span className="muted">
+          +{formatCount(entry.at)} ms · Δ {formatCount(entry.gap)} ms · {formatBytes(entry.bytes)}
+        </span>
+        <label className="field checkbox">
+          <input type="checkbox" checked={raw} onChange={(e) => setRaw(e.target.checked)} /> Raw data
+        </label>
+        <CopyButton text={entry.data} label="Copy event data" />
+      </div>
+      {entry.warning && <p className="warn">⚠ {entry.warning}</p>}
+      {stream && <SpecEventBadge stream={stream} event={entry.event} data={entry.data} />}
+      <pre className="raw">{raw ? entry.data : pretty(entry.data)}</pre>
+    </div>
+  );
+}

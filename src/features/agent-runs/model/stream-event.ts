@@ -1,0 +1,126 @@
+import type { Message } from '../../../contract/agents';
+import { isProblemDetail, type ProblemDetail } from '../../../contract/problem';
+import { MESSAGE_EVENT, RUN_FAILED_EVENT } from '../../../contract/sse';
+import type { SseEvent } from '../../../lib/sse';
+import type { RunFailure } from './run-machine';
+
+export interface TimelineEntry {
+  seq: number;
+  id: string;
+  event: string;
+  /** ms since the POST was sent */
+  at: number;
+  /** ms since the previous event */
+  gap: number;
+  bytes: number;
+  data: string;
+  /** Why the event could not be read as the contract says, if it could not. */
+  warning?: string;
+}
+
+/** One event as the contract reads it: its timeline entry, and what it adds to the run. */
+export interface ReadEvent {
+  entry: TimelineEntry;
+  /** A message event's text, for the transcript. */
+  text?: string;
+  /** What a run.failed event reported. */
+  failure?: RunFailure;
+}
+
+/** The event's size on the wire, without encoding it (a TextEncoder per event costs more). */
+export function utf8Length(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
+
+/** The text blocks of `messages`, joined; undefined when it is not a messages array. */
+export function textOf(messages: unknown): string | undefined {
+  if (!Array.isArray(messages)) return undefined;
+  let out = '';
+  for (const m of messages as Message[]) {
+    if (!m || !Array.isArray(m.content)) return undefined;
+    for (const block of m.content) if (block && block.type === 'text' && typeof block.text === 'string') out += block.text;
+  }
+  return out;
+}
+
+export function failureOf(p: ProblemDetail): RunFailure {
+  return { title: p.title, detail: p.detail, code: p.code, requestId: p.request_id, documentationUrl: p.documentation_url, status: p.status };
+}
+
+/**
+ * Reads one event, `seq`th of the stream, `at` ms after the POST and `gap` ms after the one
+ * before. Data that is not what the contract says is kept as received, with a warning.
+ */
+export function readEvent(e: SseEvent, seq: number, at: number, gap: number): ReadEvent {
+  const entry: TimelineEntry = { seq, id: e.id, event: e.event, at, gap, bytes: utf8Length(e.data), data: e.data };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(e.data);
+  } catch {
+    entry.warning = 'The data is not JSON; shown as received.';
+    return { entry };
+  }
+  if (e.event === MESSAGE_EVENT) {
+    const text = textOf((parsed as { messages?: unknown } | null)?.messages);
+    if (text === undefined) entry.warning = 'A message event without messages[].content[] text blocks.';
+    return { entry, text };
+  }
+  if (e.event === RUN_FAILED_EVENT) {
+    const error = (parsed as { error?: unknown } | null)?.error;
+    if (isProblemDetail(error)) return { entry, failure: failureOf(error) };
+    entry.warning = 'A run.failed event without problem details.';
+    return { entry, failure: { title: 'Run failed', detail: e.data } };
+  }
+  entry.warning = `An event this console does not know ("${e.event}").`;
+  return { entry };
+}
+
+/** Long enough to fill the widest data column; the row cuts the rest with an ellipsis. */
+export const PREVIEW_CHARS = 200;
+
+function oneLine(s: string): string {
+  return s.slice(0, 4 * PREVIEW_CHARS).replace(/\s+/g, ' ').trim().slice(0, PREVIEW_CHARS);
+}
+
+function preview(entry: TimelineEntry): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(entry.data);
+  } catch {
+    return oneLine(entry.data);
+  }
+  if (entry.event === MESSAGE_EVENT) {
+    const text = textOf((parsed as { messages?: unknown } | null)?.messages);
+    if (text) return oneLine(text);
+  } else if (entry.event === RUN_FAILED_EVENT) {
+    const error = (parsed as { error?: unknown } | null)?.error;
+    if (isProblemDetail(error)) return oneLine(error.detail ? `${error.title}: ${error.detail}` : error.title);
+  }
+  return oneLine(JSON.stringify(parsed));
+}
+
+// Computed for the rows on screen only, once each: the timeline re-renders them every frame.
+const previews = new WeakMap<TimelineEntry, string>();
+
+/**
+ * The event's data on one line, for its timeline row: a message's text, a failure's title and
+ * detail, other JSON compacted, anything else as received; whitespace runs become one space.
+ */
+export function previewOf(entry: TimelineEntry): string {
+  let p = previews.get(entry);
+  if (p === undefined) {
+    p = preview(entry);
+    previews.set(entry, p);
+  }
+  return p;
+}
