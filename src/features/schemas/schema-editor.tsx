@@ -78,8 +78,8 @@ export function SchemaEditor({ connection, group, stored, onDone }: {
         )}
         <div role="status" aria-live="polite">
           {save.isError && <p className="error">{explain(save.error)}</p>}
-          {save.error instanceof ApiError && save.error.meta && <ResponseSummary meta={save.error.meta} />}
         </div>
+        {save.error instanceof ApiError && save.error.meta && <ResponseSummary meta={save.error.meta} />}
         <div className="input-row">
           <button type="button" disabled={save.isPending} onClick={() => save.mutate(review, { onSuccess: (answer) => onDone(answer) })}>
             {save.isPending ? 'Saving…' : stored ? 'Save schema' : 'Create schema'}
