@@ -26,11 +26,8 @@ export function StartHere() {
       <section className="panel start-here" aria-labelledby="start-here-done" tabIndex={-1} ref={confirmation}>
         <h2 id="start-here-done">Using “{demo.label}”</h2>
         <p>
-          Profile <strong>{active.label}</strong> now sends this demo token, with scopes{' '}
-          {demo.scopes.map((s) => (
-            <code key={s}>{s} </code>
-          ))}
-          ({active.remember ? 'remembered on this device' : 'kept for this tab only'}). Go on to <Link to="/schemas">Schemas</Link> or{' '}
+          Profile <strong>{active.label}</strong> now sends this demo token, with scopes <code>{demo.scopes.join(' ')}</code> (
+          {active.remember ? 'remembered on this device' : 'kept for this tab only'}). Go on to <Link to="/schemas">Schemas</Link> or{' '}
           <Link to="/runs">Agent runs</Link>.
         </p>
       </section>
