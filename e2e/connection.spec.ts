@@ -8,9 +8,9 @@ test('keeps the token masked with show, hide and clear, in sessionStorage unless
   await connection.open();
   await connection.setToken(TOKENS.global);
 
-  // Masked by default; only its first characters are summarised.
+  // Masked by default; only its first characters are summarised, and a public demo token says which it is.
   await expect(connection.token).toHaveAttribute('type', 'password');
-  await expect(connection.tokenSummary).toHaveText('Token: sandbo…••••');
+  await expect(connection.tokenSummary).toHaveText('Token: sandbo…•••• (Demo: global metadata)');
   await connection.showToken.click();
   await expect(connection.token).toHaveAttribute('type', 'text');
   await expect(connection.hideToken).toHaveAttribute('aria-pressed', 'true');
@@ -64,7 +64,8 @@ test('switches between named profiles in one click, each with its own token, sco
   // One selection in the panel switches everything the profile holds.
   await connection.switchTo('Global pipeline');
   await expect(connection.token).toHaveValue(TOKENS.global);
-  await expect(connection.scopes).toHaveValue('');
+  // Its pasted demo token stated its own scopes.
+  await expect(connection.scopes).toHaveValue('custommetadata:global_scope');
   await expect(connection.connectTo).toHaveValue('same-origin');
   await expect(connection.instanceUrl).toBeHidden();
 
@@ -119,7 +120,7 @@ test('screen-share mode masks every token on screen, in the panel and in the cur
   await expect(connection.screenShare).toBeChecked();
   await expect(connection.tokenSummary).toHaveText('Token: ••••••••');
   await connection.screenShare.uncheck();
-  await expect(connection.tokenSummary).toHaveText('Token: sandbo…••••');
+  await expect(connection.tokenSummary).toHaveText('Token: sandbo…•••• (Demo: global metadata)');
   await expect(connection.showToken).toBeEnabled();
 });
 
@@ -248,4 +249,29 @@ test('the connection page passes an accessibility scan in light and dark color s
     await page.emulateMedia({ colorScheme });
     await shell.expectNoAxeViolations();
   }
+});
+
+test.describe('on a phone (390×844)', () => {
+  test.use({ viewport: { width: 390, height: 844 } });
+
+  test('every profile’s Switch and Delete are on screen, however long its scopes or URL; nothing scrolls sideways', async ({ connection, page }) => {
+    await connection.open();
+    await connection.expand();
+    await connection.setScopes('custommetadata:global_scope agents.run');
+    await connection.createProfile({ name: 'Acme production direct', mode: 'direct', target: 'https://acme-production-be.glean.com', scopes: 'custommetadata:engineering' });
+    await connection.createProfile({ name: 'Third' });
+    await connection.panel.locator('summary').click();
+    const buttons = connection.profiles.getByRole('button', { name: /^(Switch to|Delete) / });
+    await expect(buttons).toHaveCount(5);
+    for (const button of await buttons.all()) {
+      await button.scrollIntoViewIfNeeded();
+      const box = (await button.boundingBox())!;
+      expect(box.x, `${await button.getAttribute('aria-label')} starts off screen`).toBeGreaterThanOrEqual(0);
+      expect(box.x + box.width, `${await button.getAttribute('aria-label')} ends at ${box.x + box.width}px`).toBeLessThanOrEqual(390);
+    }
+    // Nothing in the list is wider than the list, which would be cut off or scroll.
+    const overflow = await connection.profiles.evaluate((el) => [...el.querySelectorAll('li')].map((li) => li.scrollWidth - li.clientWidth));
+    expect(Math.max(...overflow)).toBeLessThanOrEqual(0);
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth')).toBeLessThanOrEqual(0);
+  });
 });

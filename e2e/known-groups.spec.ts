@@ -15,6 +15,8 @@ test('the Schemas page lists the groups it knows, with how each last answered, f
   await expect(page).toHaveTitle('Schemas · sales — Metadata & Agents Console');
   await expect(page.getByRole('navigation', { name: 'Recent groups' }).getByRole('button', { name: 'sales' })).toBeVisible();
   await page.goto('/schemas/hr');
+  // The pasted demo token stated its scope (custommetadata:sales): warned first, sent when asked.
+  await schemas.sendAnyway.click();
   await expect(schemas.error(/^401 Unauthorized/)).toBeVisible();
   await page.goto('/schemas');
   await expect(list.getByRole('listitem').filter({ hasText: /^sales / })).toHaveText('sales · on the bundled service · last answered');

@@ -125,7 +125,10 @@ test('explains a token refused with 401 and a group with no schema, and creates 
   await schemas.open('sales');
   // No token at all: the 401 says so, not that a token's scope is wrong.
   await expect(schemas.error('401 Unauthorized: no token was sent')).toContainText('Paste a token in the connection panel');
+  // A pasted demo token states its scopes: the console warns first, and sends when asked.
   await connection.setToken(TOKENS.hr);
+  await expect(schemas.scopeWarning).toContainText('A token for custommetadata:hr will be refused with 401 for group sales');
+  await schemas.sendAnyway.click();
   const refused = schemas.error('401 Unauthorized: the token is not allowed to read group “sales”');
   await expect(refused).toContainText('This request needs custommetadata:sales or custommetadata:global_scope.');
   await expect(refused.getByText('Response details')).toBeVisible();
@@ -148,6 +151,8 @@ test('explains a token refused with 401 and a group with no schema, and creates 
   await schemas.saveSchema.click();
 
   await expect(schemas.notice()).toHaveText('Schema of e2ecreated created.');
+  await expect(schemas.noticeBox()).toBeFocused();
+  await expect(schemas.answerSummary(schemas.noticeBox())).toHaveText(/^Status 200 · \d+ ms · \d+ byte$/);
   await schemas.expectKeys('e2ecreated', [
     ['stage', 'PICKLIST'],
     ['owners', 'TEXTLIST'],
@@ -291,6 +296,8 @@ test('deletes a schema after an inline confirmation, which then answers 404', as
   await schemas.confirmDeletion.getByRole('button', { name: 'Delete', exact: true }).click();
   await expect(schemas.noSchema('e2edelete')).toBeVisible();
   await expect(schemas.notice()).toHaveText('Schema of e2edelete deleted.');
+  await expect(schemas.noticeBox()).toBeFocused();
+  await expect(schemas.answerSummary(schemas.noSchema('e2edelete'))).toHaveText(/^Status 404 · \d+ ms · \d+ byte$/);
   await expect(schemas.main.getByText(/Fetched .*\(stale\)/)).toBeHidden();
   await expect(schemas.keysTable('e2edelete')).toBeHidden();
   expect((await request.get(schemaUrl('e2edelete'), { headers: GLOBAL })).status()).toBe(404);
@@ -320,11 +327,13 @@ test('sets and removes document values, which decides whether a later type chang
   await schemas.documentField('e2edocs', 'stage').fill('draft');
   await schemas.documentField('e2edocs', 'labels').fill('alpha\nbeta');
   await form.getByRole('button', { name: 'Set values' }).click();
-  await expect(form.getByRole('status')).toHaveText(/^Values set on DOC-E2E-1 \(200, \d+ ms\)\.$/);
+  await expect(form.getByRole('status')).toHaveText('Values set on DOC-E2E-1.');
+  await expect(schemas.answerSummary(form)).toHaveText(/^Status 200 · \d+ ms · \d+ byte$/);
   expect((await retypeStage()).status()).toBe(409);
 
   await form.getByRole('button', { name: 'Remove all values' }).click();
   await expect(form.getByRole('status')).toHaveText('All e2edocs values removed from DOC-E2E-1.');
+  await expect(schemas.answerSummary(form)).toHaveText(/^Status 200 · \d+ ms · \d+ byte$/);
   expect((await retypeStage()).status()).toBe(200);
 });
 
@@ -348,6 +357,8 @@ test('switching profile never shows the schema another token fetched', async ({ 
     new MutationObserver(check).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
   })()`);
   await connection.switchTo('HR team');
+  await expect(schemas.scopeWarning).toBeVisible();
+  await schemas.sendAnyway.click();
   await expect(schemas.error(/^401 Unauthorized/)).toBeVisible();
   await expect(schemas.keysTable('sales')).toBeHidden();
   await expect(schemas.editSchema).toBeHidden();

@@ -7,14 +7,18 @@ test('a first visit shows how to start; one click uses a demo token, which the s
   await expect(start).toContainText('Agent runs needs agents.run');
   await start.getByRole('button', { name: 'Use “Demo: agents”' }).click();
   await expect(start).toBeHidden();
-  await expect(connection.panel.getByRole('status', { name: 'Token check' })).toHaveText('The service accepts this token; it may run agents.');
+  // The list (and the button pressed) went away: focus is on what replaced it.
+  await expect(page.getByRole('region', { name: 'Using “Demo: agents”' })).toBeFocused();
+  await expect(connection.panel.getByRole('status', { name: 'Token check' })).toHaveText('Token accepted. It can run agents.');
   await expect(connection.scopes).toHaveValue('agents.run');
 
   // A token the service does not know is told apart from one lacking a scope.
   await connection.setToken('sandbox-not-a-real-token');
   await expect(connection.panel.getByRole('status', { name: 'Token check' })).toContainText('does not accept this token (401)');
   await connection.setToken('sandbox-global-3f9c2a7d41e8b605');
-  await expect(connection.panel.getByRole('status', { name: 'Token check' })).toContainText('it may not run agents');
+  await expect(connection.panel.getByRole('status', { name: 'Token check' })).toContainText('It cannot run agents');
+  // Pasted by hand, a demo token fills in its scopes too.
+  await expect(connection.scopes).toHaveValue('custommetadata:global_scope');
 
   await connection.setToken('sandbox-agents-1d6f3b9e0a7c2548');
   await page.goto('/runs/echo-assistant');

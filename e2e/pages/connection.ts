@@ -148,3 +148,22 @@ export class ConnectionPage {
     await expect(this.sandbox.getByRole('status')).toHaveText(`Added profile “${label}” and switched to it.`);
   }
 }
+
+/** The prompt a page that needs a token shows while the profile has none (TokenGate). */
+export class TokenPrompt {
+  readonly region: Locator;
+  readonly token: Locator;
+  readonly remember: Locator;
+  readonly use: Locator;
+
+  constructor(readonly page: Page) {
+    this.region = page.getByRole('main').getByRole('region', { name: 'A token is needed for this page' });
+    this.token = this.region.getByLabel('Bearer token');
+    this.remember = this.region.getByLabel('Remember on this device');
+    this.use = this.region.getByRole('button', { name: 'Use this token' });
+  }
+
+  demo(label: string): Locator {
+    return this.region.getByRole('button', { name: `Use “${label}”` });
+  }
+}

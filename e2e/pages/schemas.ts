@@ -115,9 +115,19 @@ export class SchemasPage {
     return this.main.getByRole('region', { name: `No schema defined for group “${group}”` });
   }
 
-  /** What the page says after a save or delete succeeded. */
+  /** What the page says after a save or delete succeeded (focus goes there). */
+  noticeBox(): Locator {
+    return this.main.locator('[role="status"] > .notice');
+  }
+
+  /** The words of that confirmation. */
   notice(): Locator {
-    return this.main.locator('p.notice[role="status"]');
+    return this.noticeBox().locator('.notice-text');
+  }
+
+  /** Status, time and size of an answer, as the line under it says them. */
+  answerSummary(within: Locator = this.main): Locator {
+    return within.locator('.response-summary');
   }
 
   error(heading: string | RegExp): Locator {

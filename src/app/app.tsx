@@ -5,6 +5,8 @@ import { RunStoreProvider, useRuns } from '../features/agent-runs/model/run-stor
 import { ConnectionPage } from '../features/connection/connection-page';
 import { ConnectionPanel } from '../features/connection/connection-panel';
 import { ConnectionProvider } from '../features/connection/connection-provider';
+import { TokenGate } from '../features/connection/token-prompt';
+import { AGENTS_SCOPE } from '../contract/scopes';
 import { createQueryClient } from './query-client';
 
 // Pages with forms load when first opened, keeping the first load small; the panel and
@@ -59,7 +61,15 @@ export function Layout() {
               <Route path="schemas/:group" element={<SchemasPage />} />
               <Route path="runs" element={<RunsPage />} />
               <Route path="runs/:agentId" element={<RunsPage />} />
-              <Route path="runs/:agentId/:runId" element={<DurableRunPage />} />
+              <Route
+                path="runs/:agentId/:runId"
+                element={
+                  // Opened from a link in a new tab, a durable run's page has no token yet (tokens are per tab by default).
+                  <TokenGate scope={AGENTS_SCOPE} why="A durable run can be read only with the token that started it.">
+                    <DurableRunPage />
+                  </TokenGate>
+                }
+              />
               <Route path="*" element={<Navigate to="/connection" replace />} />
             </Routes>
           </Suspense>

@@ -1,8 +1,28 @@
 import type { ResponseMeta } from '../lib/api-client';
+import { formatBytes } from '../lib/format';
 import { TableScroll } from './table-scroll';
 
-/** Status, duration, request id and headers of one answer. */
+const utf8 = new TextEncoder();
+
+/** The body's size as received, in bytes; undefined for an event stream, whose body the answer does not keep. */
+function bodySize(meta: ResponseMeta): number | undefined {
+  const type = meta.headers.find(([name]) => name.toLowerCase() === 'content-type')?.[1] ?? '';
+  return /text\/event-stream/i.test(type) ? undefined : utf8.encode(meta.rawBody).length;
+}
+
+/** Status, time and size of one answer on one line: what every answer shows at a glance. */
+export function ResponseSummary({ meta }: { meta: ResponseMeta }) {
+  const size = bodySize(meta);
+  return (
+    <p className="response-summary">
+      Status <strong>{meta.status}</strong> · {meta.durationMs} ms{size !== undefined && ` · ${formatBytes(size)}`}
+    </p>
+  );
+}
+
+/** Status, duration, size, request id and headers of one answer. */
 export function ResponseMetaView({ meta }: { meta: ResponseMeta }) {
+  const size = bodySize(meta);
   return (
     <div className="response-meta">
       <dl className="meta-grid">
@@ -16,6 +36,12 @@ export function ResponseMetaView({ meta }: { meta: ResponseMeta }) {
         <dd>{meta.status}</dd>
         <dt>Duration</dt>
         <dd>{meta.durationMs} ms</dd>
+        {size !== undefined && (
+          <>
+            <dt>Size</dt>
+            <dd>{formatBytes(size)}</dd>
+          </>
+        )}
         <dt>Request id</dt>
         <dd>{meta.requestId ? <code>{meta.requestId}</code> : <span className="muted">none sent</span>}</dd>
       </dl>

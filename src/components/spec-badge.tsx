@@ -34,7 +34,7 @@ function useLens(key: string): LensState | undefined {
   return state?.key === key ? state : undefined;
 }
 
-function LensBadge({ requestKey, subject }: { requestKey: string; subject: string }) {
+function LensBadge({ requestKey, subject, inError = false }: { requestKey: string; subject: string; inError?: boolean }) {
   const state = useLens(requestKey);
   const [open, setOpen] = useState(false);
   const id = useId();
@@ -53,12 +53,15 @@ function LensBadge({ requestKey, subject }: { requestKey: string; subject: strin
       </p>
     );
   const { result } = state;
-  const { tone, label } = summarize(result, subject);
+  const summary = summarize(result, subject);
+  // Inside an error a green "matches" reads as good news: the same finding, told plainly.
+  const { tone, label } =
+    inError && summary.tone === 'match' ? { tone: 'neutral', label: summary.label.replace('matches the public schema', 'error body as documented') } : summary;
   return (
     <div className={`spec-badge spec-${tone}`} aria-live="off">
       <button type="button" aria-expanded={open} aria-controls={id} onClick={() => setOpen((o) => !o)}>
         <span aria-hidden="true" className="spec-mark">
-          {tone === 'match' ? '✓' : tone === 'differs' ? '≠' : '∅'}
+          {tone === 'match' ? '✓' : tone === 'differs' ? '≠' : tone === 'neutral' ? '=' : '∅'}
         </span>
         {label}
       </button>
@@ -92,8 +95,11 @@ function LensBadge({ requestKey, subject }: { requestKey: string; subject: strin
   );
 }
 
-/** The lens on a JSON answer (success or error): does it match the public schema of its operation and status? */
-export function SpecBadge({ answer }: { answer: ResponseMeta }) {
+/**
+ * The lens on a JSON answer (success or error): does it match the public schema of its operation
+ * and status? `inError`: the badge sits inside an error, where a match is said neutrally.
+ */
+export function SpecBadge({ answer, inError }: { answer: ResponseMeta; inError?: boolean }) {
   const contentType = answer.headers.find(([name]) => name.toLowerCase() === 'content-type')?.[1] ?? '';
   const { method, url, status, rawBody: body } = answer;
   // Memoized: a body may be megabytes, and the view around the badge re-renders on every tab switch.
@@ -101,7 +107,7 @@ export function SpecBadge({ answer }: { answer: ResponseMeta }) {
   // An event stream is checked event by event (SpecEventBadge); a body the console never
   // read (rawBody '') of a stream has nothing to check here.
   if (/text\/event-stream/i.test(contentType)) return null;
-  return <LensBadge subject="this operation" requestKey={key} />;
+  return <LensBadge subject="this operation" requestKey={key} inError={inError} />;
 }
 
 /** The lens on one streamed event's data, against the schema the documentation gives that event. */

@@ -50,6 +50,18 @@ describe('token fingerprints and masks', () => {
     expect(maskToken('sandbox-sales-8b1e6d0c93a2f457', false)).toBe('sandbo…••••');
     expect(maskToken('sandbox-sales-8b1e6d0c93a2f457', true)).toBe('••••••••');
   });
+
+  it('tells public demo tokens apart by their label, never showing more of any other token', () => {
+    const known = [
+      { token: 'sandbox-sales-8b1e6d0c93a2f457', label: 'Demo: group sales' },
+      { token: 'sandbox-hr-52d7a9f10c6e3b84', label: 'Demo: group hr' },
+    ];
+    expect(maskToken('sandbox-sales-8b1e6d0c93a2f457', false, known)).toBe('sandbo…•••• (Demo: group sales)');
+    expect(maskToken('sandbox-hr-52d7a9f10c6e3b84', false, known)).toBe('sandbo…•••• (Demo: group hr)');
+    // A token that merely starts like one is not that one.
+    expect(maskToken('sandbox-sales-8b1e6d0c93a2f458', false, known)).toBe('sandbo…••••');
+    expect(maskToken('sandbox-sales-8b1e6d0c93a2f457', true, known)).toBe('••••••••');
+  });
 });
 
 describe('a connection that is not set up', () => {

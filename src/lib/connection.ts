@@ -74,9 +74,21 @@ export function fingerprintOf(token: string | undefined): string {
   return `fp_${h1.toString(16).padStart(8, '0')}${h2.toString(16).padStart(8, '0')}`;
 }
 
-/** A token as it may appear on screen: its first characters only, or nothing in screen-share mode. */
-export function maskToken(token: string | undefined, screenShare: boolean): string {
+/** A token whose string is public (a reference service's demo token), by the name it is known under. */
+export interface KnownToken {
+  token: string;
+  label: string;
+}
+
+/**
+ * A token as it may appear on screen: its first characters only, or nothing in screen-share
+ * mode. A public demo token (one of `known`) also says which one it is: they all begin alike,
+ * and their label is public. Any other token never shows more than its first characters.
+ */
+export function maskToken(token: string | undefined, screenShare: boolean, known: readonly KnownToken[] = []): string {
   if (!token) return '(none)';
   if (screenShare) return '••••••••';
-  return `${token.slice(0, Math.min(6, Math.floor(token.length / 3)))}…••••`;
+  const masked = `${token.slice(0, Math.min(6, Math.floor(token.length / 3)))}…••••`;
+  const demo = known.find((k) => k.token === token);
+  return demo ? `${masked} (${demo.label})` : masked;
 }

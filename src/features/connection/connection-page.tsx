@@ -34,16 +34,19 @@ export function ConnectionPage() {
                 <strong>{p.label}</strong> — {p.mode === 'same-origin' ? 'this origin' : p.target || 'no URL yet'}
                 {p.scopes.length > 0 && <span className="muted"> · {p.scopes.join(' ')}</span>}
               </span>
-              {p.id === active.id ? (
-                <span className="badge">active</span>
-              ) : (
-                <button type="button" onClick={() => activate(p.id)} aria-label={`Switch to ${p.label}`}>
-                  Switch
+              {/* One unit: on a narrow screen the actions move under the description together. */}
+              <span className="profile-actions">
+                {p.id === active.id ? (
+                  <span className="badge">active</span>
+                ) : (
+                  <button type="button" onClick={() => activate(p.id)} aria-label={`Switch to ${p.label}`}>
+                    Switch
+                  </button>
+                )}
+                <button type="button" onClick={() => remove(p.id)} disabled={state.profiles.length === 1} aria-label={`Delete ${p.label}`}>
+                  Delete
                 </button>
-              )}
-              <button type="button" onClick={() => remove(p.id)} disabled={state.profiles.length === 1} aria-label={`Delete ${p.label}`}>
-                Delete
-              </button>
+              </span>
             </li>
           ))}
         </ul>

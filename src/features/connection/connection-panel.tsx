@@ -3,6 +3,7 @@ import { Link } from 'react-router';
 import { maskToken } from '../../lib/connection';
 import { NARROW, useMediaQuery } from '../../lib/use-media-query';
 import { useProfiles } from './connection-provider';
+import { useDemoTokens } from './demo-tokens';
 import { ProfileSettings } from './profile-settings';
 import type { Profile } from './profiles';
 
@@ -19,6 +20,7 @@ function targetText(p: Profile): string {
 export function ConnectionPanel() {
   const { state, active, activate, token } = useProfiles();
   const narrow = useMediaQuery(NARROW);
+  const demos = useDemoTokens();
   const selectId = useId();
   const refused = Object.entries(active.outcomes).filter(([, o]) => o === 'refused').map(([g]) => g);
   const worked = Object.entries(active.outcomes).filter(([, o]) => o === 'ok').map(([g]) => g);
@@ -59,7 +61,7 @@ export function ConnectionPanel() {
       <details>
         <summary>
           <span className="summary-title">Connection</span> <strong>{active.label}</strong> · {targetText(active)} · token{' '}
-          <code>{maskToken(token, state.screenShare)}</code> · {active.scopes.length ? active.scopes.join(' ') : 'scopes not stated'}
+          <code>{maskToken(token, state.screenShare, demos)}</code> · {active.scopes.length ? active.scopes.join(' ') : 'scopes not stated'}
         </summary>
         <div className="summary-body">{body}</div>
       </details>

@@ -10,7 +10,8 @@ export interface ProfilesApi {
   add(profile: Profile, token?: string): void;
   remove(id: string): void;
   activate(id: string): void;
-  setToken(token: string | undefined): void;
+  /** Sets the active profile's token; `remember`, when given, also sets where it is kept. */
+  setToken(token: string | undefined, remember?: boolean): void;
   setScreenShare(on: boolean): void;
 }
 
@@ -76,12 +77,16 @@ export function ConnectionProvider({ children }: { children: ReactNode }) {
       });
     },
     activate: (id) => setState((s) => ({ ...s, activeId: id })),
-    setToken: (value) => {
+    setToken: (value, remember) => {
       const clean = value?.trim() || undefined;
-      tokenStore.set(active.id, clean, active.remember);
+      const keep = remember ?? active.remember;
+      tokenStore.set(active.id, clean, keep);
       setTokens((t) => ({ ...t, [active.id]: clean }));
       // What the groups answered was about the old token; a new one starts with none.
-      if (clean !== token) setState((s) => ({ ...s, profiles: s.profiles.map((p) => (p.id === active.id ? { ...p, outcomes: {} } : p)) }));
+      const fresh = clean !== token;
+      if (fresh || keep !== active.remember) {
+        setState((s) => ({ ...s, profiles: s.profiles.map((p) => (p.id === active.id ? { ...p, remember: keep, ...(fresh && { outcomes: {} }) } : p)) }));
+      }
     },
     setScreenShare: (on) => setState((s) => ({ ...s, screenShare: on })),
   };

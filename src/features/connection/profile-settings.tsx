@@ -2,6 +2,7 @@ import { useId, useState } from 'react';
 import { maskToken } from '../../lib/connection';
 import { useProfiles } from './connection-provider';
 import { useUpstreams } from '../../lib/console-info';
+import { findDemoToken, useDemoTokens } from './demo-tokens';
 import { parseScopes, type Profile } from './profiles';
 import { TokenCheck } from './token-check';
 import { TokenField } from './token-field';
@@ -18,6 +19,7 @@ function validDirectUrl(text: string): string | null {
 export function ProfileSettings() {
   const { active, token, update, setToken, state, setScreenShare } = useProfiles();
   const upstreams = useUpstreams();
+  const demos = useDemoTokens();
   const ids = { label: useId(), mode: useId(), target: useId(), scopes: useId(), remember: useId(), share: useId() };
   // Scopes and URL are edited as text and applied when valid, so typing is never undone.
   const [scopesText, setScopesText] = useState(active.scopes.join(' '));
@@ -31,6 +33,13 @@ export function ProfileSettings() {
   // Scopes set elsewhere (a demo token's) replace the text; the user's own typing is left as typed.
   if (shownFor === active.id && parseScopes(scopesText).join(' ') !== active.scopes.join(' ')) setScopesText(active.scopes.join(' '));
   const urlProblem = active.mode === 'direct' ? validDirectUrl(targetText) : null;
+
+  const onToken = (value: string | undefined) => {
+    setToken(value);
+    // A demo token's scopes are public: a pasted one fills them in, as choosing it does.
+    const demo = findDemoToken(demos, value);
+    if (demo) update(active.id, { scopes: [...demo.scopes] });
+  };
 
   const setMode = (mode: Profile['mode']) => {
     const target = mode === 'proxy' ? (upstreams.data?.[0] ?? '') : mode === 'direct' ? targetText : '';
@@ -87,8 +96,8 @@ export function ProfileSettings() {
           </p>
         </div>
       )}
-      <TokenField token={token} screenShare={state.screenShare} onChange={setToken} />
-      {token && <p className="hint">Token: <code>{maskToken(token, state.screenShare)}</code></p>}
+      <TokenField token={token} screenShare={state.screenShare} onChange={onToken} />
+      {token && <p className="hint">Token: <code>{maskToken(token, state.screenShare, demos)}</code></p>}
       <TokenCheck />
       <div className="field checkbox">
         <input id={ids.remember} type="checkbox" checked={active.remember} onChange={(e) => update(active.id, { remember: e.target.checked })} />

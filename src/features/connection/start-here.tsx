@@ -1,17 +1,40 @@
-import { useServiceInfo } from '../../lib/console-info';
+import { useEffect, useRef, useState } from 'react';
+import { Link } from 'react-router';
 import { AGENTS_SCOPE, GLOBAL_SCOPE } from '../../contract/scopes';
+import type { DemoToken } from '../../lib/console-info';
 import { useProfiles } from './connection-provider';
+import { DemoTokenList, useChooseDemoToken, useDemoTokens } from './demo-tokens';
 
 /**
  * How to get going, for a profile without a token: with the bundled service, its demo tokens
  * one click away; with an instance, which scopes each part of the console needs.
  */
 export function StartHere() {
-  const { active, token, setToken, update } = useProfiles();
-  const info = useServiceInfo();
+  const { active, token } = useProfiles();
+  const all = useDemoTokens();
+  const choose = useChooseDemoToken();
+  const [chosen, setChosen] = useState<{ profileId: string; demo: DemoToken } | null>(null);
+  const confirmation = useRef<HTMLElement>(null);
+  // The clicked button goes away with the list: focus goes to what took its place.
+  useEffect(() => {
+    if (chosen) confirmation.current?.focus();
+  }, [chosen]);
+
+  if (token && chosen?.profileId === active.id && chosen.demo.token === token) {
+    const { demo } = chosen;
+    return (
+      <section className="panel start-here" aria-labelledby="start-here-done" tabIndex={-1} ref={confirmation}>
+        <h2 id="start-here-done">Using “{demo.label}”</h2>
+        <p>
+          Profile <strong>{active.label}</strong> now sends this demo token, with scopes <code>{demo.scopes.join(' ')}</code> (
+          {active.remember ? 'remembered on this device' : 'kept for this tab only'}). Go on to <Link to="/schemas">Schemas</Link> or{' '}
+          <Link to="/runs">Agent runs</Link>.
+        </p>
+      </section>
+    );
+  }
   if (token) return null;
-  const bundled = active.mode === 'same-origin' && info.isSuccess;
-  const demos = bundled ? (info.data.demoTokens ?? []) : [];
+  const demos = active.mode === 'same-origin' ? all : [];
   return (
     <section className="panel start-here" aria-labelledby="start-here-heading">
       <h2 id="start-here-heading">Start here</h2>
@@ -20,25 +43,16 @@ export function StartHere() {
         <code>custommetadata:&lt;group&gt;</code> for one group or <code>{GLOBAL_SCOPE}</code> for all; <strong>Agent runs</strong> needs{' '}
         <code>{AGENTS_SCOPE}</code>. A token whose scope does not cover a group is refused with 401.
       </p>
-      {bundled && demos.length > 0 ? (
+      {demos.length > 0 ? (
         <>
           <p>This console runs with a reference service and its public demo tokens. Pick one to use it on this profile:</p>
-          <ul className="demo-tokens">
-            {demos.map((d) => (
-              <li key={d.token}>
-                <button
-                  type="button"
-                  onClick={() => {
-                    setToken(d.token);
-                    update(active.id, { scopes: d.scopes });
-                  }}
-                >
-                  Use “{d.label}”
-                </button>{' '}
-                <span className="muted">{d.scopes.map((s) => <code key={s}>{s} </code>)}</span>
-              </li>
-            ))}
-          </ul>
+          <DemoTokenList
+            demos={demos}
+            onChoose={(demo) => {
+              choose(demo);
+              setChosen({ profileId: active.id, demo });
+            }}
+          />
           <p className="hint">Demo tokens mean nothing outside the reference service. Below, you can also mint one with the scopes you choose.</p>
         </>
       ) : (

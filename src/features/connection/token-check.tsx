@@ -42,9 +42,10 @@ export function TokenCheck() {
     text = check.data.why;
     cls = 'hint error';
   } else {
+    // "may" reads as "perhaps": say what the token can and cannot do.
     text = check.data.agents
-      ? 'The service accepts this token; it may run agents.'
-      : 'The service accepts this token; it may not run agents (no agents.run). Custom-metadata scopes are checked per group.';
+      ? 'Token accepted. It can run agents.'
+      : 'Token accepted. It cannot run agents (it lacks agents.run). Metadata groups are checked one by one, when you open a group.';
   }
   return (
     <p className={cls} role="status" aria-label="Token check">

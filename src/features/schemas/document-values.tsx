@@ -3,6 +3,7 @@ import { CodeSnippets } from '../../components/code-snippets';
 import { isListType, type CustomProperty, type MetadataSchema } from '../../contract/metadata';
 import { docIdProblem } from '../../contract/names';
 import { SpecBadge } from '../../components/spec-badge';
+import { ResponseSummary } from '../../components/response-meta';
 import { ApiError } from '../../lib/api-client';
 import type { ActiveConnection } from '../../lib/connection';
 import { useRemoveDocumentValues, useSetDocumentValues } from './api/schema';
@@ -71,7 +72,7 @@ export function DocumentValues({ connection, group, schema }: { connection: Acti
     remove.mutate({ docId: docId.trim() });
   });
 
-  const last = set.isSuccess ? `Values set on ${set.variables.docId} (${set.data.status}, ${set.data.durationMs} ms).` : remove.isSuccess ? `All ${group} values removed from ${remove.variables.docId}.` : null;
+  const last = set.isSuccess ? `Values set on ${set.variables.docId}.` : remove.isSuccess ? `All ${group} values removed from ${remove.variables.docId}.` : null;
   const failure = set.error ?? remove.error;
   // The answer the lens checks: the last success, or a failure that got an HTTP answer.
   const answered = set.isSuccess ? set.data : remove.isSuccess ? remove.data : failure instanceof ApiError ? failure.meta : undefined;
@@ -113,11 +114,12 @@ export function DocumentValues({ connection, group, schema }: { connection: Acti
           Remove all values
         </button>
       </div>
-      {answered && <SpecBadge answer={answered} />}
       <div role="status" aria-live="polite">
         {last && <p>{last}</p>}
         {failure && <p className="error">{describe(failure)}</p>}
       </div>
+      {answered && <ResponseSummary meta={answered} />}
+      {answered && <SpecBadge answer={answered} inError={failure !== null} />}
       <DocumentCode connection={connection} group={group} schema={schema} control={form.control} />
     </form>
   );

@@ -4,7 +4,8 @@ import { CodeSnippets } from '../../components/code-snippets';
 import { TableScroll } from '../../components/table-scroll';
 import { MAX_KEYS_PER_GROUP, PROPERTY_TYPE_MEANING, PROPERTY_TYPES, type MetadataSchema } from '../../contract/metadata';
 import { NAME_RULE } from '../../contract/names';
-import { ApiError } from '../../lib/api-client';
+import { ApiError, type ResponseMeta } from '../../lib/api-client';
+import { ResponseSummary } from '../../components/response-meta';
 import type { ActiveConnection } from '../../lib/connection';
 import { useSaveSchema } from './api/schema';
 import { diffSchemas, isEmptyDiff, toRows, toSchema, validateKeys, type EditorValues } from './schema-rules';
@@ -33,8 +34,8 @@ export function SchemaEditor({ connection, group, stored, onDone }: {
   connection: ActiveConnection;
   group: string;
   stored: MetadataSchema | undefined;
-  /** `saved` is true when the schema was written, false when editing was abandoned. */
-  onDone(saved: boolean): void;
+  /** The answer of the PUT when the schema was written; null when editing was abandoned. */
+  onDone(answer: ResponseMeta | null): void;
 }) {
   const form = useForm<EditorValues>({
     defaultValues: { keys: stored ? toRows(stored) : [{ name: '', propertyType: 'TEXT', skipIndexing: false }] },
@@ -78,8 +79,9 @@ export function SchemaEditor({ connection, group, stored, onDone }: {
         <div role="status" aria-live="polite">
           {save.isError && <p className="error">{explain(save.error)}</p>}
         </div>
+        {save.error instanceof ApiError && save.error.meta && <ResponseSummary meta={save.error.meta} />}
         <div className="input-row">
-          <button type="button" disabled={save.isPending} onClick={() => save.mutate(review, { onSuccess: () => onDone(true) })}>
+          <button type="button" disabled={save.isPending} onClick={() => save.mutate(review, { onSuccess: (answer) => onDone(answer) })}>
             {save.isPending ? 'Saving…' : stored ? 'Save schema' : 'Create schema'}
           </button>
           <button type="button" onClick={() => setReview(null)}>
@@ -156,7 +158,7 @@ export function SchemaEditor({ connection, group, stored, onDone }: {
           Add key
         </button>
         <button type="submit">Review changes</button>
-        <button type="button" onClick={() => onDone(false)}>
+        <button type="button" onClick={() => onDone(null)}>
           Cancel
         </button>
       </div>

@@ -75,6 +75,7 @@ export function SchemaError({ error, group, statedScopes, tokenSent, onCreate, o
         <button type="button" onClick={onCreate}>
           Create a schema for {group}
         </button>
+        <ErrorDetails error={error} />
       </section>
     );
   } else if (error.status === 429) {

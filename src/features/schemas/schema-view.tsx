@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { SpecBadge } from '../../components/spec-badge';
 import { PROPERTY_TYPE_MEANING, type MetadataSchema } from '../../contract/metadata';
 import type { ApiResponse } from '../../lib/api-client';
-import { ResponseMetaView } from '../../components/response-meta';
+import { ResponseMetaView, ResponseSummary } from '../../components/response-meta';
 import { Tabs } from '../../components/tabs';
 import { TableScroll } from '../../components/table-scroll';
 import { CopyButton } from '../../components/copy-button';
@@ -66,10 +66,11 @@ function SchemaTabs({ response, group }: { response: ApiResponse<MetadataSchema>
   );
 }
 
-/** The schema answer: whether it matches the public schema, then its keys, raw JSON and details. */
+/** The schema answer: its status, time and size, whether it matches the public schema, then its keys, raw JSON and details. */
 export function SchemaView({ response, group }: { response: ApiResponse<MetadataSchema>; group: string }) {
   return (
     <>
+      <ResponseSummary meta={response} />
       <SpecBadge answer={response} />
       <SchemaTabs response={response} group={group} />
     </>

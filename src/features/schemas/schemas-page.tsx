@@ -1,11 +1,12 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { nameProblem } from '../../contract/names';
 import { GLOBAL_SCOPE, scopesCoverGroup, scopesThatCover } from '../../contract/scopes';
-import { ApiError, notConnected } from '../../lib/api-client';
+import { ApiError, notConnected, type ResponseMeta } from '../../lib/api-client';
 import { connectionKey, useConnection } from '../../lib/connection';
 import { CodeSnippets } from '../../components/code-snippets';
 import { RelativeTime } from '../../components/relative-time';
+import { ResponseSummary } from '../../components/response-meta';
 import { useDeleteSchema, useSchema } from './api/schema';
 import { DocumentValues } from './document-values';
 import { GroupForm } from './group-form';
@@ -53,8 +54,13 @@ function GroupSchema({ group }: { group: string }) {
   const query = useSchema(connection, group, allowed);
   const [editing, setEditing] = useState(false);
   const [confirmDelete, setConfirmDelete] = useState(false);
-  /** The last change this page made, said once it succeeded. */
-  const [notice, setNotice] = useState<string | null>(null);
+  /** The last change this page made, said once it succeeded, with the answer that said so. */
+  const [notice, setNotice] = useState<{ text: string; answer: ResponseMeta } | null>(null);
+  const noticeBox = useRef<HTMLDivElement>(null);
+  // The control that was used (Save, Delete) goes away with its view: focus goes to what it did.
+  useEffect(() => {
+    if (notice) noticeBox.current?.focus();
+  }, [notice]);
   const del = useDeleteSchema(connection, group);
   const { recordOutcome } = connection;
 
@@ -98,9 +104,14 @@ function GroupSchema({ group }: { group: string }) {
           tokens and the scopes each page needs.
         </p>
       )}
-      <p role="status" className="notice">
-        {notice}
-      </p>
+      <div role="status">
+        {notice && (
+          <div className="notice" tabIndex={-1} ref={noticeBox}>
+            <p className="notice-text">{notice.text}</p>
+            <ResponseSummary meta={notice.answer} />
+          </div>
+        )}
+      </div>
       {allowed && (
         <div className="toolbar">
           <button type="button" onClick={() => void query.refetch()} disabled={query.isFetching}>
@@ -163,9 +174,9 @@ function GroupSchema({ group }: { group: string }) {
                   className="danger"
                   onClick={() =>
                     del.mutate(undefined, {
-                      onSuccess: () => {
+                      onSuccess: (answer) => {
                         setConfirmDelete(false);
-                        setNotice(`Schema of ${group} deleted.`);
+                        setNotice({ text: `Schema of ${group} deleted.`, answer });
                       },
                     })
                   }
@@ -178,7 +189,12 @@ function GroupSchema({ group }: { group: string }) {
               </span>
             )}
           </div>
-          {del.isError && <p className="error" role="alert">Could not delete: {del.error instanceof ApiError ? del.error.detail : String(del.error)}</p>}
+          {del.isError && (
+            <div role="alert">
+              <p className="error">Could not delete: {del.error instanceof ApiError ? del.error.detail : String(del.error)}</p>
+              {del.error instanceof ApiError && del.error.meta && <ResponseSummary meta={del.error.meta} />}
+            </div>
+          )}
         </>
       )}
       {editing && (
@@ -186,9 +202,9 @@ function GroupSchema({ group }: { group: string }) {
           connection={connection}
           group={group}
           stored={query.isSuccess ? query.data.data : undefined}
-          onDone={(saved) => {
+          onDone={(answer) => {
             setEditing(false);
-            if (saved) setNotice(`Schema of ${group} ${query.isSuccess ? 'saved' : 'created'}.`);
+            if (answer) setNotice({ text: `Schema of ${group} ${query.isSuccess ? 'saved' : 'created'}.`, answer });
           }}
         />
       )}

@@ -1,0 +1,33 @@
+/**
+ * A durable run's address opened in a new tab: tokens are kept per tab by default, so the tab
+ * has none. It failed on 8e37cee, where the page only answered "401 … No bearer token".
+ */
+import { cleanup, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, expect, it } from 'vitest';
+import { DEMO, renderConsole } from './test-console';
+
+afterEach(() => cleanup());
+
+it('a durable run opened without a token offers a demo token, then reads the run', async () => {
+  const started = await fetch('/api/agents/expense-filer/runs', {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${DEMO.agents}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ execution_mode: 'DURABLE', messages: [{ role: 'USER', content: [{ type: 'text', text: 'File my expenses' }] }] }),
+  });
+  expect(started.status).toBe(201);
+  const { run } = (await started.json()) as { run: { run_id: string } };
+  localStorage.clear();
+  sessionStorage.clear();
+
+  const user = userEvent.setup();
+  renderConsole(`/runs/expense-filer/${run.run_id}`);
+  const main = screen.getByRole('main');
+  const prompt = await within(main).findByRole('region', { name: 'A token is needed for this page' });
+  expect(within(prompt).getByLabelText('Remember on this device')).toBeTruthy();
+  await user.click(await within(prompt).findByRole('button', { name: 'Use “Demo: agents”' }));
+
+  await within(main).findByRole('heading', { name: `Durable run ${run.run_id}` });
+  await waitFor(() => expect(within(main).getByRole('status', { name: 'Run state' }).textContent).toMatch(/^(Queued|Running|Waiting for your approval)$/));
+  expect(within(main).queryByRole('alert')).toBeNull();
+});

@@ -1,0 +1,172 @@
+/**
+ * Every answer on the schemas pages, against the reference service the browser test project
+ * serves on this origin: what it says, and where focus goes after a change. Each test failed
+ * on 8e37cee.
+ */
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { cleanup, render, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { StrictMode } from 'react';
+import { MemoryRouter, Route, Routes } from 'react-router';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { ConnectionContext, fingerprintOf, type ActiveConnection } from '../../lib/connection';
+import { SchemasPage } from './schemas-page';
+
+// Public demo tokens of the reference service (README, "Demo tokens").
+const GLOBAL = 'sandbox-global-3f9c2a7d41e8b605';
+const SALES = 'sandbox-sales-8b1e6d0c93a2f457';
+
+/** Status, time and size of one answer, as the page writes them. */
+const SUMMARY = (status: number) => new RegExp(`^Status ${status} · \\d+ ms · \\d+(\\.\\d+)? (byte|kB)$`);
+
+beforeEach(() => {
+  localStorage.clear();
+  sessionStorage.clear();
+});
+afterEach(() => cleanup());
+
+let groups = 0;
+/** A group no other test uses (the service's database lives as long as the test run). */
+const newGroup = () => `nc${Date.now().toString(36)}${groups++}`;
+
+function connectionWith(token: string): ActiveConnection {
+  return {
+    baseUrl: '',
+    token,
+    profileId: 'test',
+    profileLabel: 'Test',
+    mode: 'same-origin',
+    target: '',
+    scopes: [],
+    fingerprint: fingerprintOf(token),
+    displayBaseUrl: window.location.origin,
+    outcomes: {},
+    recordOutcome: () => undefined,
+    screenShare: false,
+  };
+}
+
+function renderSchemas(group: string, token = GLOBAL) {
+  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+  return render(
+    <StrictMode>
+      <QueryClientProvider client={client}>
+        <ConnectionContext.Provider value={connectionWith(token)}>
+          <MemoryRouter initialEntries={[`/schemas/${group}`]}>
+            <Routes>
+              <Route path="/schemas/:group" element={<SchemasPage />} />
+            </Routes>
+          </MemoryRouter>
+        </ConnectionContext.Provider>
+      </QueryClientProvider>
+    </StrictMode>,
+  );
+}
+
+async function putSchema(group: string) {
+  const res = await fetch(`/rest/api/index/custom-metadata/schema/${group}`, {
+    method: 'PUT',
+    headers: { Authorization: `Bearer ${GLOBAL}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ metadataKeys: [{ name: 'title', propertyType: 'TEXT' }] }),
+  });
+  expect(res.status).toBe(200);
+}
+
+const summaryIn = (el: HTMLElement) => el.querySelector('.response-summary')?.textContent ?? '';
+
+it('a group without a schema shows the 404 answer’s status, time and size', async () => {
+  const group = newGroup();
+  renderSchemas(group);
+  const none = await screen.findByRole('region', { name: `No schema defined for group “${group}”` });
+  expect(summaryIn(none)).toMatch(SUMMARY(404));
+});
+
+it('a schema read shows its status, time and size', async () => {
+  const group = newGroup();
+  await putSchema(group);
+  renderSchemas(group);
+  await screen.findByRole('table', { name: `Keys of group ${group}` });
+  expect(summaryIn(document.body)).toMatch(SUMMARY(200));
+});
+
+it('creating a schema moves focus to the confirmation, which shows the PUT answer’s status, time and size', async () => {
+  const group = newGroup();
+  const user = userEvent.setup();
+  renderSchemas(group);
+  await user.click(await screen.findByRole('button', { name: `Create a schema for ${group}` }));
+  await user.type(screen.getByRole('textbox', { name: 'Key 1 name' }), 'title');
+  await user.click(screen.getByRole('button', { name: 'Review changes' }));
+  await user.click(screen.getByRole('button', { name: 'Create schema' }));
+
+  const notice = await screen.findByText(`Schema of ${group} created.`);
+  const box = notice.closest<HTMLElement>('.notice')!;
+  await waitFor(() => expect(document.activeElement).toBe(box));
+  expect(summaryIn(box)).toMatch(SUMMARY(200));
+  // The schema read again after the save has its own answer, and focus stays on the confirmation.
+  await screen.findByRole('table', { name: `Keys of group ${group}` });
+  expect(document.activeElement).toBe(box);
+});
+
+it('saving an edited schema moves focus to the confirmation, not to the page body', async () => {
+  const group = newGroup();
+  await putSchema(group);
+  const user = userEvent.setup();
+  renderSchemas(group);
+  await user.click(await screen.findByRole('button', { name: 'Edit schema' }));
+  await user.click(screen.getByRole('button', { name: 'Add key' }));
+  await user.type(screen.getByRole('textbox', { name: 'Key 2 name' }), 'owner');
+  await user.click(screen.getByRole('button', { name: 'Review changes' }));
+  await user.click(screen.getByRole('button', { name: 'Save schema' }));
+
+  const notice = await screen.findByText(`Schema of ${group} saved.`);
+  const box = notice.closest<HTMLElement>('.notice')!;
+  await waitFor(() => expect(document.activeElement).toBe(box));
+  expect(document.activeElement).not.toBe(document.body);
+  expect(summaryIn(box)).toMatch(SUMMARY(200));
+});
+
+it('deleting a schema moves focus to the confirmation, which shows the DELETE answer’s status, time and size', async () => {
+  const group = newGroup();
+  await putSchema(group);
+  const user = userEvent.setup();
+  renderSchemas(group);
+  await user.click(await screen.findByRole('button', { name: 'Delete schema' }));
+  await user.click(within(screen.getByRole('group', { name: 'Confirm deletion' })).getByRole('button', { name: 'Delete' }));
+
+  const notice = await screen.findByText(`Schema of ${group} deleted.`);
+  const box = notice.closest<HTMLElement>('.notice')!;
+  await waitFor(() => expect(document.activeElement).toBe(box));
+  expect(summaryIn(box)).toMatch(SUMMARY(200));
+  // The group read again is now without a schema; focus has not fallen to the body meanwhile.
+  await screen.findByRole('region', { name: `No schema defined for group “${group}”` });
+  expect(document.activeElement).toBe(box);
+});
+
+it('removing a document’s values shows the answer’s status, time and size, as setting them does', async () => {
+  const group = newGroup();
+  await putSchema(group);
+  const user = userEvent.setup();
+  renderSchemas(group);
+  const form = await screen.findByRole('form', { name: `Document values in ${group}` });
+  await user.type(within(form).getByLabelText('Document id'), 'DOC-NC-1');
+  await user.type(within(form).getByLabelText(/^title \(/), 'Quarterly plan');
+  await user.click(within(form).getByRole('button', { name: 'Set values' }));
+  await within(form).findByText(/^Values set on DOC-NC-1/);
+  expect(summaryIn(form)).toMatch(SUMMARY(200));
+
+  await user.click(within(form).getByRole('button', { name: 'Remove all values' }));
+  await within(form).findByText(`All ${group} values removed from DOC-NC-1.`);
+  expect(summaryIn(form)).toMatch(SUMMARY(200));
+});
+
+it('a refused read is an error whose body is never called a match: its conformance is told neutrally, with status, time and size', async () => {
+  renderSchemas('hr', SALES);
+  const alert = await screen.findByRole('alert');
+  await within(alert).findByRole('heading', { name: /^401 Unauthorized/ });
+  // The lens loads its chunk, then gives its verdict.
+  const badge = await within(alert).findByRole('button', { name: /as documented|difference|matches/ });
+  expect(badge.textContent).not.toMatch(/matches/);
+  expect(badge.textContent).toMatch(/^=error body as documented/);
+  expect(badge.closest('.spec-badge')!.className).not.toMatch(/spec-match/);
+  expect(summaryIn(alert)).toMatch(SUMMARY(401));
+});
