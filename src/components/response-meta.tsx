@@ -1,18 +1,19 @@
 import type { ResponseMeta } from '../lib/api-client';
-import { formatBytes } from '../lib/format';
+import { formatBytes, utf8Bytes } from '../lib/format';
 import { TableScroll } from './table-scroll';
 
-const utf8 = new TextEncoder();
-
 /** The body's size as received, in bytes; undefined for an event stream, whose body the answer does not keep. */
-function bodySize(meta: ResponseMeta): number | undefined {
+function bodySize(meta: Pick<ResponseMeta, 'headers'> & { rawBody?: string }): number | undefined {
   const type = meta.headers.find(([name]) => name.toLowerCase() === 'content-type')?.[1] ?? '';
-  return /text\/event-stream/i.test(type) ? undefined : utf8.encode(meta.rawBody).length;
+  return /text\/event-stream/i.test(type) || meta.rawBody === undefined ? undefined : utf8Bytes(meta.rawBody);
 }
 
-/** Status, time and size of one answer on one line: what every answer shows at a glance. */
-export function ResponseSummary({ meta }: { meta: ResponseMeta }) {
-  const size = bodySize(meta);
+/**
+ * Status, time and size of one answer on one line: what every answer shows at a glance.
+ * `bytes` when the caller counted them itself (a stream's events, whose body is not kept).
+ */
+export function ResponseSummary({ meta, bytes }: { meta: Omit<ResponseMeta, 'rawBody'> & { rawBody?: string }; bytes?: number }) {
+  const size = bytes ?? bodySize(meta);
   return (
     <p className="response-summary">
       Status <strong>{meta.status}</strong> · {meta.durationMs} ms{size !== undefined && ` · ${formatBytes(size)}`}

@@ -19,3 +19,10 @@ export function formatBytes(n: number): string {
   }
   return byUnit.get(units[i]!)!.format(v);
 }
+
+const utf8 = new TextEncoder();
+
+/** Bytes of a text on the wire (UTF-8), as the answers' sizes are counted. */
+export function utf8Bytes(text: string): number {
+  return utf8.encode(text).length;
+}

@@ -3,11 +3,11 @@ import { useEffect, useId, useMemo, useState } from 'react';
 import { durableOutputText, type Decision } from '../../../contract/durable-runs';
 import { CopyButton } from '../../../components/copy-button';
 import { SpecBadge } from '../../../components/spec-badge';
-import { formatBytes } from '../../../lib/format';
+import { ResponseSummary } from '../../../components/response-meta';
 import { untilText } from '../model/durable-follow';
 import { explainActionError } from '../model/durable-words';
 import { isTerminal, statusText, statusTone } from '../model/run-machine';
-import { utf8Bytes, type RunRecord } from '../model/run-record';
+import type { RunRecord } from '../model/run-record';
 import { useRunStore, useWatch } from '../model/run-store-context';
 import { Approvals } from './approvals';
 import { FailurePanel } from './failure-panel';
@@ -60,7 +60,6 @@ export function DurableRunView({ record, level = 2 }: { record: RunRecord; level
   });
   const transcript = useMemo(() => (run ? durableOutputText(run) : ''), [run]);
   const rawJson = useMemo(() => (snapshot ? JSON.stringify({ run: snapshot.run, request_id: snapshot.requestId }, null, 2) : ''), [snapshot]);
-  const size = useMemo(() => (snapshot?.meta ? utf8Bytes(snapshot.meta.rawBody) : undefined), [snapshot]);
   if (!run) return <p role="status">Reading the run…</p>;
   const confirmation = acceptedAt && acceptedAt.transitions === record.state.transitions.length && !ended ? acceptedAt.action : null;
   const readAgain = () => {
@@ -76,14 +75,7 @@ export function DurableRunView({ record, level = 2 }: { record: RunRecord; level
         </span>
         <span className="muted">
           {ended ? 'Ended; no more reads.' : reading ? 'Reading…' : 'Read again every few seconds while this tab is visible.'} Last read{' '}
-          <time dateTime={new Date(snapshot.readAt).toISOString()}>{new Date(snapshot.readAt).toLocaleTimeString()}</time>
-          {snapshot.meta && size !== undefined && (
-            <span aria-label="Last answer">
-              {' '}
-              (HTTP {snapshot.meta.status} · {snapshot.meta.durationMs} ms · {formatBytes(size)})
-            </span>
-          )}
-          .
+          <time dateTime={new Date(snapshot.readAt).toISOString()}>{new Date(snapshot.readAt).toLocaleTimeString()}</time>.
         </span>
         {!ended && (
           <button type="button" onClick={readAgain} disabled={reading}>
@@ -91,6 +83,7 @@ export function DurableRunView({ record, level = 2 }: { record: RunRecord; level
           </button>
         )}
       </div>
+      {snapshot.meta && <ResponseSummary meta={snapshot.meta} />}
       {run.expires_at && !ended && status !== 'REQUIRES_INPUT' && (
         <p>
           Expires <time dateTime={run.expires_at}>{untilText(run.expires_at, now)}</time> (if still active then, the service marks it failed).

@@ -1,6 +1,7 @@
 import { useEffect, useState, type Ref } from 'react';
 import { Link } from 'react-router';
-import { formatBytes, formatCount } from '../../../lib/format';
+import { ResponseSummary } from '../../../components/response-meta';
+import { formatCount } from '../../../lib/format';
 import { expectedEventsOf } from '../model/progress';
 import { isInFlight, isTerminal, statusText, statusTone } from '../model/run-machine';
 import { metricsOf, type RunRecord } from '../model/run-record';
@@ -32,12 +33,7 @@ function RunIdentity({ run }: { run: RunRecord }) {
         {request.flavour === 'legacy' ? 'legacy API' : 'current API'}, {request.mode} · profile {target.profileLabel} ·{' '}
         <time dateTime={new Date(run.startedAt).toISOString()}>{new Date(run.startedAt).toLocaleTimeString()}</time>
       </p>
-      {meta && (
-        <p className="answer-line muted" aria-label="Answer">
-          HTTP {meta.status} · answered in {meta.durationMs} ms · {formatBytes(m.bytes)}
-          {m.durationMs !== undefined && ` · run took ${m.durationMs} ms`}
-        </p>
-      )}
+      {meta && <ResponseSummary meta={meta} bytes={m.bytes} />}
     </>
   );
 }

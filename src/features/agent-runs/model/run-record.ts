@@ -8,6 +8,7 @@ import { durableOutputText } from '../../../contract/durable-runs';
 import { transcriptOf, type RunWaitResponse } from '../../../contract/agents';
 import type { ApiResponse, ResponseMeta } from '../../../lib/api-client';
 import type { ActiveConnection } from '../../../lib/connection';
+import { utf8Bytes } from '../../../lib/format';
 import type { HistoryEntry } from './history';
 import { isInFlight, isTerminal, type RunState } from './run-machine';
 import type { RunRequest } from './run-request';
@@ -57,13 +58,6 @@ export interface RunMetrics {
   eventCount: number;
   bytes: number;
   firstEventMs?: number;
-}
-
-const encoder = new TextEncoder();
-
-/** Bytes on the wire of a text answer (UTF-8), as stream events count theirs. */
-export function utf8Bytes(text: string): number {
-  return encoder.encode(text).length;
 }
 
 function endedAt(record: RunRecord): number | undefined {

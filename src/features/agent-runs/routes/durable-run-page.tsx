@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
 import { ConnectionProblem } from '../../../components/connection-problem';
+import { ErrorDetails } from '../../../components/error-details';
 import { PageTitle } from '../../../components/page-title';
 import { ApiError } from '../../../lib/api-client';
 import { connectionKey, useConnection, type ActiveConnection } from '../../../lib/connection';
@@ -24,6 +25,7 @@ function OpenedRun({ connection, agentId, runId, entry }: { connection: ActiveCo
           {refusal.title}: {refusal.detail}
         </p>
         {notFound && <p>A run is visible only to the token that created it, and only under its own agent; a finished run is kept for a limited time.</p>}
+        <ErrorDetails error={refusal} />
         <button type="button" onClick={() => store.open(connection, agentId, runId, entry)}>
           Read again
         </button>
