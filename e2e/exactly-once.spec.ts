@@ -80,7 +80,7 @@ test('reports a stream the server drops as interrupted, keeps the five fragments
   await expect(runs.historyItem(1)).toContainText('Interrupted');
 });
 
-test('shows a 422 with the tools to authorize and a 403 for a token without agents.run, each from one POST that is not retried', async ({
+test('shows a 422 with the tools to authorize from one POST that is not retried; a token without agents.run is told so before any run is sent', async ({
   runs,
   connection,
   page,
@@ -105,22 +105,17 @@ test('shows a 422 with the tools to authorize and a 403 for a token without agen
   expect(posts.map((p) => new URL(p.url()).pathname)).toEqual(['/api/agents/calendar-helper/runs']);
   expect((await runs.servicePosts()).slice(arrivedBefore).map((p) => [p.path, p.status])).toEqual([['/api/agents/calendar-helper/runs', 422]]);
 
-  // 403: a valid token without agents.run, on an agent typed by id.
+  // 403: a valid token without agents.run, on an agent typed by id. The schema is refused the same way a run would be,
+  // so the page says what would work instead of offering fields by hand, and no run is sent.
   await connection.setToken(AGENT_TOKENS.global);
   await runs.openAgentId('echo-assistant');
   await expect(runs.schemaError).toContainText('403');
-  await runs.addFieldsByHand.click();
-  await runs.writeMessage('Hello?');
-  await runs.run.click();
-  await expect(runs.status).toHaveText('Refused');
-  const scope = runs.refusal(/^403 /);
-  await expect(scope).toContainText('it needs the agents.run scope');
+  await expect(runs.schemaError).toContainText('Use a token with agents.run');
+  await expect(runs.addFieldsByHand).toBeHidden();
+  await expect(runs.run).toBeDisabled();
   await page.waitForTimeout(RETRY_WINDOW_MS); // long enough for a would-be retry to happen
-  expect(posts.map((p) => new URL(p.url()).pathname)).toEqual(['/api/agents/calendar-helper/runs', '/api/agents/echo-assistant/runs']);
-  expect((await runs.servicePosts()).slice(arrivedBefore).map((p) => [p.path, p.status])).toEqual([
-    ['/api/agents/calendar-helper/runs', 422],
-    ['/api/agents/echo-assistant/runs', 403],
-  ]);
+  expect(posts.map((p) => new URL(p.url()).pathname)).toEqual(['/api/agents/calendar-helper/runs']);
+  expect((await runs.servicePosts()).slice(arrivedBefore).map((p) => [p.path, p.status])).toEqual([['/api/agents/calendar-helper/runs', 422]]);
 
   // Neither refused POST started a run at the service.
   expect(await runs.serviceRunsAfter(before)).toEqual([]);
