@@ -12,6 +12,7 @@ import { DEMO_TOKENS, seedIfEmpty } from './seed.ts';
 import { Store, type StoreOptions } from './store.ts';
 import { DurableRuns } from './durable/executor.ts';
 import { DurableRunStore } from './durable/store.ts';
+import type { Clock } from './durable/clock.ts';
 
 export interface ServiceOptions extends StoreOptions {
   /** Origins allowed to call the API from a browser; none by default. */
@@ -31,12 +32,21 @@ export interface ServiceOptions extends StoreOptions {
   /** Durable runs' execution deadline per turn (default 30 min) and the grace after it before a read fails them (default 10 min). */
   durableTimeoutMs?: number;
   durableGraceMs?: number;
+  /** Durable runs not yet over one token may have (`--max-durable-runs`); the run cap's value by default, 0 for none. */
+  maxDurableRunsPerToken?: number;
+  /** How long a durable run is kept after it ended (`--durable-retention`); a day by default. */
+  durableRetentionMs?: number;
+  /** The bound on a durable run's output text, in UTF-8 bytes; 1 MiB by default. */
+  durableMaxOutputBytes?: number;
+  /** Time for durable runs; tests drive it (not a command-line option). */
+  clock?: Clock;
 }
 
 export interface Service {
   app: Hono<Env>;
   store: Store;
   catalog: AgentCatalog;
+  durable: DurableRuns;
   close(): void;
 }
 
@@ -84,7 +94,23 @@ function rawPathOf(c: Context<Env>): string {
   return raw.slice(raw.indexOf('/', raw.indexOf('//') + 2));
 }
 
-export function createApp(store: Store, catalog: AgentCatalog, options: ServiceOptions = {}): Hono<Env> {
+/** Durable runs on `store`'s database, configured from the service options; they stop before the database closes. */
+export function createDurableRuns(store: Store, options: ServiceOptions = {}): DurableRuns {
+  const durable = new DurableRuns(new DurableRunStore(store.database), {
+    timeoutMs: options.durableTimeoutMs,
+    graceMs: options.durableGraceMs,
+    // A pool of its own, of the same size as the run cap unless told otherwise: durable runs
+    // last minutes or wait days for a decision, and must not starve the token's streams.
+    maxRunsPerToken: options.maxDurableRunsPerToken ?? options.maxRunsPerToken ?? DEFAULT_MAX_RUNS_PER_TOKEN,
+    retentionMs: options.durableRetentionMs,
+    maxOutputBytes: options.durableMaxOutputBytes,
+    clock: options.clock,
+  });
+  store.onClose(() => durable.stop());
+  return durable;
+}
+
+export function createApp(store: Store, catalog: AgentCatalog, options: ServiceOptions = {}, durable = createDurableRuns(store, options)): Hono<Env> {
   const app = new Hono<Env>();
   const runLog = new RunLog();
   const runOptions = {
@@ -92,13 +118,8 @@ export function createApp(store: Store, catalog: AgentCatalog, options: ServiceO
     keepAliveMs: options.keepAliveMs ?? 15_000,
     runSlots: new RunSlots(options.maxRunsPerToken ?? DEFAULT_MAX_RUNS_PER_TOKEN),
     observer: runLog.observer(options.runObserver),
-    durable: new DurableRuns(new DurableRunStore(store.database), {
-      timeoutMs: options.durableTimeoutMs,
-      graceMs: options.durableGraceMs,
-    }),
+    durable,
   };
-  // Durable runs work in the background: they stop before the database closes.
-  store.onClose(() => runOptions.durable.stop());
 
   const allowedHosts = options.allowedHosts ?? [];
   app.use(async (c, next) => {
@@ -163,6 +184,7 @@ export function createService(options: ServiceOptions = {}): Service {
   const store = new Store(options);
   seedIfEmpty(store);
   const catalog = new AgentCatalog(options.agentsFile);
-  const app = createApp(store, catalog, options);
-  return { app, store, catalog, close: () => store.close() };
+  const durable = createDurableRuns(store, options);
+  const app = createApp(store, catalog, options, durable);
+  return { app, store, catalog, durable, close: () => store.close() };
 }
