@@ -182,6 +182,9 @@ export function streamSse(
     },
   };
   controller.signal.addEventListener('abort', stopKeepAlive);
+  // From the moment the stream opens: an agent that thinks before its first event must not
+  // leave the connection silent for a proxy's idle timeout to cut.
+  armKeepAlive();
 
   void produce(stream)
     .catch(() => {
