@@ -1,6 +1,7 @@
 import { Hono, type Context } from 'hono';
 import { cors } from 'hono/cors';
 import { AgentCatalog } from './agents.ts';
+import { familyOf } from './families.ts';
 import { legacyError, metadataError, newRequestId, problem, type Env } from './http.ts';
 import { customMetadataRoutes } from './routes/custom-metadata.ts';
 import { LEGACY_BASE, legacyAgentRoutes, PLATFORM_BASE, platformAgentRoutes } from './routes/agents.ts';
@@ -60,12 +61,6 @@ export const DEFAULT_MAX_RUNS_PER_TOKEN = 20;
 
 const EXPOSED_HEADERS = ['X-Request-Id', 'Retry-After', 'Deprecation', 'Sunset', 'Link', 'WWW-Authenticate'];
 
-function familyOf(path: string): 'metadata' | 'legacy' | 'platform' {
-  if (path.startsWith('/rest/api/v1/')) return 'legacy';
-  if (path.startsWith('/api/')) return 'platform';
-  return 'metadata';
-}
-
 const FAMILY_ERRORS = {
   400: { problem: 'invalid_request', metadata: 'invalid path' },
   403: { problem: 'host_not_allowed', metadata: 'host not allowed' },
@@ -75,7 +70,8 @@ const FAMILY_ERRORS = {
 
 function familyError(c: Context<Env>, status: keyof typeof FAMILY_ERRORS, detail: string): Response {
   const names = FAMILY_ERRORS[status];
-  switch (familyOf(new URL(c.req.url).pathname)) {
+  // The path as it arrived: `/api/%2e%2e/x` is refused as the platform path it names.
+  switch (familyOf(rawPathOf(c))) {
     case 'legacy':
       return legacyError(c, status, detail);
     case 'platform':

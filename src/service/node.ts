@@ -1,8 +1,10 @@
-import { getRequestListener, RequestError } from '@hono/node-server';
+import { getRequestListener, RequestError, type HttpBindings, type Http2Bindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, ServerResponse, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { SERVICE_PREFIXES, type Service } from './app.ts';
+import { MAX_BODY_BYTES } from './http.ts';
+import { settleUnreadBody } from './unread-body.ts';
 
 /**
  * The app's fetch for node-server. A stream writes its head to the socket itself and
@@ -12,9 +14,14 @@ import { SERVICE_PREFIXES, type Service } from './app.ts';
  * is cut short by an error text). So the marker itself goes back once the head is out.
  */
 function nodeFetch(service: Service) {
-  return async (req: Request, env: { outgoing: { headersSent: boolean } }): Promise<Response> => {
+  return async (req: Request, env: HttpBindings | Http2Bindings): Promise<Response> => {
     const res = await service.app.fetch(req, env);
-    return env.outgoing.headersSent ? RESPONSE_ALREADY_SENT : res;
+    if (env.outgoing.headersSent) return RESPONSE_ALREADY_SENT;
+    // Answered before its body was read: drop the body, or close after this answer.
+    if (env.outgoing instanceof ServerResponse && !(await settleUnreadBody(env.incoming as IncomingMessage, MAX_BODY_BYTES, req))) {
+      env.outgoing.setHeader('connection', 'close');
+    }
+    return res;
   };
 }
 
