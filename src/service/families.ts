@@ -1,6 +1,7 @@
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { problemType } from '../contract/problem.ts';
-import { newRequestId } from './http.ts';
+import { MAX_BODY_BYTES, newRequestId } from './http.ts';
+import { settleUnreadBody } from './unread-body.ts';
 
 /**
  * The three error families of docs/api.md, for answers made before or outside the service's
@@ -70,4 +71,11 @@ export function sendRefusal(res: ServerResponse, path: string, r: Refusal, heade
     ...(close && { connection: 'close' }),
   });
   res.end(body);
+}
+
+/** `sendRefusal` for a request whose body nobody read: the body is dropped first, or the answer closes the connection. */
+export async function refuse(req: IncomingMessage, res: ServerResponse, path: string, r: Refusal, headers: Readonly<Record<string, string>> = {}): Promise<void> {
+  const keep = await settleUnreadBody(req, MAX_BODY_BYTES);
+  if (res.headersSent || res.destroyed) return;
+  sendRefusal(res, path, r, headers, !keep);
 }

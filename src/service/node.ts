@@ -95,25 +95,36 @@ const REASONS: Record<number, string> = { 400: 'Bad Request', 408: 'Request Time
  * empty body. This answers in the custom-metadata error shape instead (the request's path,
  * and so its API family, is unknown at that point), when the socket can still be written.
  */
-function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
-  if (err.code === 'ECONNRESET' || !socket.writable || (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) {
-    socket.destroy();
-    return;
-  }
-  const [status, error, message] = parserRefusal(err);
-  const body = JSON.stringify({ error, message });
-  socket.end(
-    `HTTP/1.1 ${status} ${REASONS[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-      `X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
-  );
+function clientErrorAnswer(headers: Readonly<Record<string, string>>) {
+  const extra = Object.entries(headers)
+    .filter(([k]) => !['content-type', 'content-length', 'connection', 'x-content-type-options'].includes(k.toLowerCase()))
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
+  return (err: NodeJS.ErrnoException, socket: Socket): void => {
+    if (err.code === 'ECONNRESET' || !socket.writable || (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    const [status, error, message] = parserRefusal(err);
+    const body = JSON.stringify({ error, message });
+    socket.end(
+      `HTTP/1.1 ${status} ${REASONS[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `${extra}X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
+    );
+  };
 }
 
-/** Timeouts for slow clients, and JSON answers to what the parser refuses. */
-export function hardenServer(server: Server, timeouts: ServerTimeouts = {}): void {
+/**
+ * Timeouts for slow clients, and JSON answers to what the parser refuses, with `headers`
+ * (the console server's security headers). This is the server's only answer to those:
+ * a handler added before (Vite's, with an empty body) is removed.
+ */
+export function hardenServer(server: Server, timeouts: ServerTimeouts = {}, headers: Readonly<Record<string, string>> = {}): void {
   const t = { ...DEFAULT_TIMEOUTS, ...timeouts };
   server.headersTimeout = t.headersTimeoutMs;
   server.requestTimeout = t.requestTimeoutMs;
-  server.on('clientError', answerClientError);
+  server.removeAllListeners('clientError');
+  server.on('clientError', clientErrorAnswer(headers));
 }
 
 /** Serves the service alone on `host:port` (port 0 picks a free one). */

@@ -131,6 +131,8 @@ export const OPTIONS_ENV = 'CONSOLE_SERVICE_OPTIONS';
 
 export const UPSTREAMS_ENV = 'CONSOLE_UPSTREAMS';
 
+export const UPSTREAM_TIMEOUT_ENV = 'CONSOLE_UPSTREAM_TIMEOUT_MS';
+
 export function serviceOptionsFromEnv(): ServiceOptions {
   const raw = process.env[OPTIONS_ENV];
   return raw ? (JSON.parse(raw) as ServiceOptions) : {};
@@ -139,4 +141,14 @@ export function serviceOptionsFromEnv(): ServiceOptions {
 export function upstreamsFromEnv(): string[] {
   const raw = process.env[UPSTREAMS_ENV];
   return raw ? (JSON.parse(raw) as string[]) : [];
+}
+
+export function upstreamProxyOptionsFromEnv(): { timeoutMs?: number } {
+  const raw = process.env[UPSTREAM_TIMEOUT_ENV];
+  return raw ? { timeoutMs: Number(raw) } : {};
+}
+
+/** `--upstream-timeout-ms`: how long an upstream may send nothing. */
+export function upstreamTimeoutOf(raw: string | undefined): number | undefined {
+  return positiveMs('upstream-timeout-ms', raw);
 }
