@@ -127,6 +127,9 @@ export function hardenServer(server: Server, timeouts: ServerTimeouts = {}, head
   server.on('clientError', clientErrorAnswer(headers));
 }
 
+/** Connections the kernel may queue before they are accepted; Linux caps it at net.core.somaxconn (4096 by default). */
+const LISTEN_BACKLOG = 4096;
+
 /** Serves the service alone on `host:port` (port 0 picks a free one). */
 export function listen(
   service: Service,
@@ -140,7 +143,10 @@ export function listen(
   hardenServer(server, timeouts);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => {
+    // Node's default backlog (511) drops the connections past it when a thousand clients
+    // connect at once; they come back only after the kernel's retransmission back-off
+    // (1 s, 3 s, 7 s…), which is how a stream's first event took seconds under load.
+    server.listen({ port, host, backlog: LISTEN_BACKLOG }, () => {
       const info = server.address() as AddressInfo;
       const shownHost = host.includes(':') ? `[${host}]` : host;
       resolve({
