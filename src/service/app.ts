@@ -1,6 +1,7 @@
 import { Hono, type Context } from 'hono';
 import { cors } from 'hono/cors';
 import { AgentCatalog } from './agents.ts';
+import { familyOf } from './families.ts';
 import { legacyError, metadataError, newRequestId, problem, type Env } from './http.ts';
 import { customMetadataRoutes } from './routes/custom-metadata.ts';
 import { LEGACY_BASE, legacyAgentRoutes, PLATFORM_BASE, platformAgentRoutes } from './routes/agents.ts';
@@ -12,6 +13,7 @@ import { DEMO_TOKENS, seedIfEmpty } from './seed.ts';
 import { Store, type StoreOptions } from './store.ts';
 import { DurableRuns } from './durable/executor.ts';
 import { DurableRunStore } from './durable/store.ts';
+import type { Clock } from './durable/clock.ts';
 
 export interface ServiceOptions extends StoreOptions {
   /** Origins allowed to call the API from a browser; none by default. */
@@ -31,12 +33,21 @@ export interface ServiceOptions extends StoreOptions {
   /** Durable runs' execution deadline per turn (default 30 min) and the grace after it before a read fails them (default 10 min). */
   durableTimeoutMs?: number;
   durableGraceMs?: number;
+  /** Durable runs not yet over one token may have (`--max-durable-runs`); the run cap's value by default, 0 for none. */
+  maxDurableRunsPerToken?: number;
+  /** How long a durable run is kept after it ended (`--durable-retention`); a day by default. */
+  durableRetentionMs?: number;
+  /** The bound on a durable run's output text, in UTF-8 bytes; 1 MiB by default. */
+  durableMaxOutputBytes?: number;
+  /** Time for durable runs; tests drive it (not a command-line option). */
+  clock?: Clock;
 }
 
 export interface Service {
   app: Hono<Env>;
   store: Store;
   catalog: AgentCatalog;
+  durable: DurableRuns;
   close(): void;
 }
 
@@ -50,12 +61,6 @@ export const DEFAULT_MAX_RUNS_PER_TOKEN = 20;
 
 const EXPOSED_HEADERS = ['X-Request-Id', 'Retry-After', 'Deprecation', 'Sunset', 'Link', 'WWW-Authenticate'];
 
-function familyOf(path: string): 'metadata' | 'legacy' | 'platform' {
-  if (path.startsWith('/rest/api/v1/')) return 'legacy';
-  if (path.startsWith('/api/')) return 'platform';
-  return 'metadata';
-}
-
 const FAMILY_ERRORS = {
   400: { problem: 'invalid_request', metadata: 'invalid path' },
   403: { problem: 'host_not_allowed', metadata: 'host not allowed' },
@@ -65,7 +70,8 @@ const FAMILY_ERRORS = {
 
 function familyError(c: Context<Env>, status: keyof typeof FAMILY_ERRORS, detail: string): Response {
   const names = FAMILY_ERRORS[status];
-  switch (familyOf(new URL(c.req.url).pathname)) {
+  // The path as it arrived: `/api/%2e%2e/x` is refused as the platform path it names.
+  switch (familyOf(rawPathOf(c))) {
     case 'legacy':
       return legacyError(c, status, detail);
     case 'platform':
@@ -84,7 +90,23 @@ function rawPathOf(c: Context<Env>): string {
   return raw.slice(raw.indexOf('/', raw.indexOf('//') + 2));
 }
 
-export function createApp(store: Store, catalog: AgentCatalog, options: ServiceOptions = {}): Hono<Env> {
+/** Durable runs on `store`'s database, configured from the service options; they stop before the database closes. */
+export function createDurableRuns(store: Store, options: ServiceOptions = {}): DurableRuns {
+  const durable = new DurableRuns(new DurableRunStore(store.database), {
+    timeoutMs: options.durableTimeoutMs,
+    graceMs: options.durableGraceMs,
+    // A pool of its own, of the same size as the run cap unless told otherwise: durable runs
+    // last minutes or wait days for a decision, and must not starve the token's streams.
+    maxRunsPerToken: options.maxDurableRunsPerToken ?? options.maxRunsPerToken ?? DEFAULT_MAX_RUNS_PER_TOKEN,
+    retentionMs: options.durableRetentionMs,
+    maxOutputBytes: options.durableMaxOutputBytes,
+    clock: options.clock,
+  });
+  store.onClose(() => durable.stop());
+  return durable;
+}
+
+export function createApp(store: Store, catalog: AgentCatalog, options: ServiceOptions = {}, durable = createDurableRuns(store, options)): Hono<Env> {
   const app = new Hono<Env>();
   const runLog = new RunLog();
   const runOptions = {
@@ -92,13 +114,8 @@ export function createApp(store: Store, catalog: AgentCatalog, options: ServiceO
     keepAliveMs: options.keepAliveMs ?? 15_000,
     runSlots: new RunSlots(options.maxRunsPerToken ?? DEFAULT_MAX_RUNS_PER_TOKEN),
     observer: runLog.observer(options.runObserver),
-    durable: new DurableRuns(new DurableRunStore(store.database), {
-      timeoutMs: options.durableTimeoutMs,
-      graceMs: options.durableGraceMs,
-    }),
+    durable,
   };
-  // Durable runs work in the background: they stop before the database closes.
-  store.onClose(() => runOptions.durable.stop());
 
   const allowedHosts = options.allowedHosts ?? [];
   app.use(async (c, next) => {
@@ -163,6 +180,7 @@ export function createService(options: ServiceOptions = {}): Service {
   const store = new Store(options);
   seedIfEmpty(store);
   const catalog = new AgentCatalog(options.agentsFile);
-  const app = createApp(store, catalog, options);
-  return { app, store, catalog, close: () => store.close() };
+  const durable = createDurableRuns(store, options);
+  const app = createApp(store, catalog, options, durable);
+  return { app, store, catalog, durable, close: () => store.close() };
 }

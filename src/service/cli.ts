@@ -3,25 +3,32 @@ import { join, resolve } from 'node:path';
 import { isKnownScopeShape } from '../contract/scopes.ts';
 import { createService } from './app.ts';
 import { listen } from './node.ts';
-import { OPTIONS_ENV, parseFlags, portOf, SERVICE_FLAGS, serviceOptionsOf, UPSTREAMS_ENV, UsageError } from './options.ts';
+import { OPTIONS_ENV, parseFlags, portOf, SERVICE_FLAGS, serviceOptionsOf, UPSTREAM_TIMEOUT_ENV, UPSTREAMS_ENV, upstreamTimeoutOf, UsageError } from './options.ts';
 import { isLoopbackHost } from './request-guard.ts';
 import { upstreamProblem } from './upstream-proxy.ts';
 import { DEMO_TOKENS, seedIfEmpty } from './seed.ts';
 import { newTokenString, Store } from './store.ts';
 
 const USAGE = `Usage:
-  npm start -- [--port N] [--host H] [--allowed-host NAME ...] [--data DIR | --memory] [--cors-origin ORIGIN ...] [--upstream ORIGIN ...]
-               [--durable-timeout-ms N] [--durable-grace-ms N]
+  npm start -- [--port N] [--host H] [--allowed-host NAME ...] [--data DIR | --memory] [--cors-origin ORIGIN ...]
+               [--upstream ORIGIN ...] [--upstream-timeout-ms N] [--rate-limit N] [--max-runs N] [--max-durable-runs N]
+               [--durable-timeout-ms N] [--durable-grace-ms N] [--durable-retention DURATION]
       Builds the console if needed and serves it with the reference service on one origin;
-      --upstream lets the console's server forward API requests to that instance.
-  npm run service -- [--port N] [--host H] [--allowed-host NAME ...] [--data DIR | --memory] [--cors-origin ORIGIN ...] [--rate-limit N] [--max-runs N] [--agents FILE]
-                     [--durable-timeout-ms N] [--durable-grace-ms N]
+      --upstream lets the console's server forward API requests to that instance;
+      --upstream-timeout-ms: how long an upstream may send nothing, before its answer (then 502) or
+      within it (then the connection is broken) (default 300000).
+  npm run service -- [--port N] [--host H] [--allowed-host NAME ...] [--data DIR | --memory] [--cors-origin ORIGIN ...] [--rate-limit N] [--max-runs N]
+                     [--max-durable-runs N] [--agents FILE] [--durable-timeout-ms N] [--durable-grace-ms N] [--durable-retention DURATION]
       The reference service alone. --rate-limit: requests a minute per token (default 600, 0 for none);
-      --max-runs: runs one token may have going at once (default 20, 0 for none; durable runs are not counted).
+      --max-runs: stream and wait runs one token may have going at once (default 20, 0 for none);
+      --max-durable-runs: durable runs not yet over (queued, running, cancelling or waiting for
+      approval) one token may have, a count of their own (default: --max-runs' value, 0 for none).
   --allowed-host NAME (repeatable, or a comma list): a Host name answered besides localhost,
       127.0.0.1 and [::1]; needed to reach the service by another name, e.g. with --host 0.0.0.0.
   --durable-timeout-ms, --durable-grace-ms: durable runs' execution deadline (default 1800000) and the
       grace after it before a read marks an active run FAILED (default 600000), in ms.
+  --durable-retention DURATION: how long an ended durable run is kept before it is deleted, e.g. 1d,
+      12h, 30m, 90s, 500ms or plain milliseconds (default 1d).
   npm run token -- [--data DIR] --scope SCOPE [--scope SCOPE ...] [--label TEXT]
       Mints a token with those scopes and prints it alone on stdout.
 PORT overrides the default port (5173 for start, 8787 for service).`;
@@ -53,7 +60,12 @@ function needsBuild(): boolean {
 }
 
 async function start(args: string[]): Promise<void> {
-  const flags = parseFlags(args, { ...SERVICE_FLAGS, 'no-build': { type: 'boolean' }, upstream: { type: 'string', multiple: true } });
+  const flags = parseFlags(args, {
+    ...SERVICE_FLAGS,
+    'no-build': { type: 'boolean' },
+    upstream: { type: 'string', multiple: true },
+    'upstream-timeout-ms': { type: 'string' },
+  });
   const port = portOf(flags.port, 5173);
   const host = flags.host ?? '127.0.0.1';
   const upstreams = (flags.upstream ?? []).map((u) => u.replace(/\/+$/, ''));
@@ -64,6 +76,8 @@ async function start(args: string[]): Promise<void> {
   const options = serviceOptionsOf(flags);
   process.env[OPTIONS_ENV] = JSON.stringify(options);
   process.env[UPSTREAMS_ENV] = JSON.stringify(upstreams);
+  const upstreamTimeout = upstreamTimeoutOf(flags['upstream-timeout-ms']);
+  if (upstreamTimeout !== undefined) process.env[UPSTREAM_TIMEOUT_ENV] = String(upstreamTimeout);
   const vite = await import('vite');
   if (!flags['no-build'] && needsBuild()) {
     console.log('Building the console (first start, or sources changed)…');

@@ -169,6 +169,11 @@ describe('paths are refused, not resolved', () => {
     ['dot segments in a legacy path', 'legacy', 'POST', '/rest/api/v1/agents/runs/%2e%2e/search', TOKENS.agents],
     ['dot segments in a platform path', 'platform', 'POST', '/api/agents/x/%2e%2e/%2e%2e/agents/search', TOKENS.agents],
     ['an encoded slash in an agent id', 'platform', 'GET', '/api/agents/echo-assistant%2Fschemas', TOKENS.agents],
+    // Refused in the family of the path as written, not of what it would resolve to.
+    ['dot segments out of the platform API', 'platform', 'GET', '/api/%2e%2e/x', TOKENS.agents],
+    ['dot segments out of the platform API into the sandbox', 'platform', 'GET', '/api/%2e%2e/sandbox/info', TOKENS.agents],
+    ['dot segments out of the client API', 'legacy', 'GET', '/rest/api/v1/%2e%2e/x', TOKENS.agents],
+    ['a plain dot-dot out of the client API', 'legacy', 'POST', '/rest/api/v1/../index/custom-metadata/schema/sales', TOKENS.agents],
   ] as const)('%s → 400 in the family format; nothing changes', async (_what, family, method, path, token) => {
     const before = JSON.stringify([svc.service.store.countGroups(), svc.service.store.getDocValues('../..', 'sales')]);
     const body = method === 'GET' ? undefined : method === 'PUT' && path.includes('/document/')
@@ -232,5 +237,78 @@ describe("what Node's parser refuses gets a JSON body", () => {
     );
     expectMetadataError(a, 408);
     expect((await send(svc.port, 'GET', '/sandbox/info')).status).toBe(200);
+  });
+});
+
+describe('a request answered before its body was read keeps its promise about the connection', () => {
+  let svc: Running;
+  beforeAll(async () => {
+    svc = await run();
+  });
+  afterAll(() => svc.close());
+
+  /**
+   * Sends `first` on a kept-alive socket, waits for its answer, then asks GET /sandbox/info
+   * on the same socket: the answers that came, with their Connection headers, and whether
+   * the server closed the socket.
+   */
+  async function twoOnOneSocket(first: string | Buffer): Promise<{ statuses: string[]; connection: string[]; closedEarly: boolean }> {
+    const socket = connect({ host: '127.0.0.1', port: svc.port });
+    let raw = '';
+    let closed = false;
+    socket.on('data', (c: Buffer) => (raw += c.toString('latin1')));
+    socket.on('close', () => (closed = true));
+    socket.on('error', () => {});
+    socket.write(first);
+    const until = async (ok: () => boolean, ms: number) => {
+      for (const end = Date.now() + ms; !ok() && Date.now() < end; ) await new Promise((r) => setTimeout(r, 10));
+    };
+    await until(() => /HTTP\/1\.1 \d{3}[\s\S]*\r\n\r\n/.test(raw), 3_000);
+    // node-server gives an unread body half a second before it closes the socket.
+    await new Promise((r) => setTimeout(r, 700));
+    const closedEarly = closed;
+    if (!closed) socket.write('GET /sandbox/info HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n');
+    await until(() => closed, 3_000);
+    socket.destroy();
+    return {
+      statuses: [...raw.matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => m[1]!),
+      connection: [...raw.matchAll(/\r\nconnection: ([^\r]*)/gi)].map((m) => m[1]!.toLowerCase()),
+      closedEarly,
+    };
+  }
+
+  const body = JSON.stringify({ metadataKeys: [{ name: 'status', propertyType: 'TEXT' }], pad: 'x'.repeat(300_000) });
+  const head = (method: string, path: string, extra = '') =>
+    `${method} ${path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nConnection: keep-alive\r\n${extra}`;
+  const sized = (h: string) => `${h}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+  const chunked = (h: string) => `${h}Transfer-Encoding: chunked\r\n\r\n${Buffer.byteLength(body).toString(16)}\r\n${body}\r\n0\r\n\r\n`;
+
+  it.each([
+    ['a PUT without a token (401)', 'PUT', '/rest/api/index/custom-metadata/schema/sales', ''],
+    ['a PUT to a bad group name (400)', 'PUT', '/rest/api/index/custom-metadata/schema/no-such-group!', `Authorization: Bearer ${TOKENS.global}\r\n`],
+    ['a platform POST without a token (401)', 'POST', '/api/agents/search', ''],
+    ['a legacy run POST with a foreign Host (403)', 'POST', '/rest/api/v1/agents/runs/stream', 'X-Ignored: 1\r\n'],
+  ])('%s with a 300 kB body: the body is dropped and the connection answers the next request', async (what, method, path, extra) => {
+    let text = sized(head(method, path, extra));
+    if (what.includes('foreign Host')) text = text.replace('Host: localhost', 'Host: evil.example');
+    const r = await twoOnOneSocket(text);
+    expect(r.closedEarly).toBe(false);
+    expect(r.statuses).toHaveLength(2);
+    expect(r.statuses[1]).toBe('200');
+    expect(r.connection[0]).toBe('keep-alive');
+  });
+
+  it('a chunked body refused unread (a foreign Host): the answer says Connection: close, and the socket is closed', async () => {
+    const r = await twoOnOneSocket(chunked(head('POST', '/api/agents/search')).replace('Host: localhost', 'Host: evil.example'));
+    expect(r.statuses).toEqual(['403']);
+    expect(r.connection).toEqual(['close']);
+    expect(r.closedEarly).toBe(true);
+  });
+
+  it('a body over the 1 MB limit: 413 with Connection: close', async () => {
+    const big = 'x'.repeat(1_100_000);
+    const r = await twoOnOneSocket(`${head('PUT', '/rest/api/index/custom-metadata/schema/sales', `Authorization: Bearer ${TOKENS.global}\r\n`)}Content-Length: ${big.length}\r\n\r\n${big}`);
+    expect(r.statuses).toEqual(['413']);
+    expect(r.connection).toEqual(['close']);
   });
 });

@@ -281,13 +281,9 @@ function familyOf(path: string): Family {
   return 'metadata';
 }
 
-/**
- * The families the path may belong to. Usually one; a path with dot segments may be read
- * as written or as resolved, and either family's body is then right.
- */
+/** The family of the path as it was sent: a path with dot segments is refused in the family it names, not the one it would resolve to. */
 function familiesOf(path: string): Set<Family> {
-  const raw = path.split(/[?#]/)[0]!;
-  return new Set([familyOf(raw), familyOf(new URL(raw, 'http://x').pathname)]);
+  return new Set([familyOf(path.split(/[?#]/)[0]!)]);
 }
 
 function familyProblem(family: Family, o: Outcome): string | undefined {

@@ -217,8 +217,12 @@ describe('sandbox token minting', () => {
     ['no Origin header (a program on this machine)', {}],
     ['an Origin equal to the service origin', { origin: 'SELF' }],
     ['Sec-Fetch-Site: same-origin with that Origin', { origin: 'SELF', 'sec-fetch-site': 'same-origin' }],
+    // Host names ignore case: a browser's Origin is always lower-case, whatever the Host says.
+    ['a Host in capitals and that Origin in lower case', { host: 'HOST_UPPER', origin: 'SELF_LOWER' }],
   ])('mints for %s → 201, and the token works with exactly its scopes', async (_what, headers) => {
-    const resolved = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, v === 'SELF' ? svc.url : v]));
+    const own = new URL(svc.url);
+    const named = { SELF: svc.url, HOST_UPPER: `LOCALHOST:${own.port}`, SELF_LOWER: `http://localhost:${own.port}` } as Record<string, string>;
+    const resolved = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, named[v] ?? v]));
     const a = await mint({ body: { scopes: ['custommetadata:Sales', 'agents.run'] }, headers: resolved });
     expect(a.status).toBe(201);
     const { token } = a.json as { token: string };

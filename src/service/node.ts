@@ -1,8 +1,10 @@
-import { getRequestListener, RequestError } from '@hono/node-server';
+import { getRequestListener, RequestError, type HttpBindings, type Http2Bindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, ServerResponse, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { SERVICE_PREFIXES, type Service } from './app.ts';
+import { MAX_BODY_BYTES } from './http.ts';
+import { settleUnreadBody } from './unread-body.ts';
 
 /**
  * The app's fetch for node-server. A stream writes its head to the socket itself and
@@ -12,9 +14,14 @@ import { SERVICE_PREFIXES, type Service } from './app.ts';
  * is cut short by an error text). So the marker itself goes back once the head is out.
  */
 function nodeFetch(service: Service) {
-  return async (req: Request, env: { outgoing: { headersSent: boolean } }): Promise<Response> => {
+  return async (req: Request, env: HttpBindings | Http2Bindings): Promise<Response> => {
     const res = await service.app.fetch(req, env);
-    return env.outgoing.headersSent ? RESPONSE_ALREADY_SENT : res;
+    if (env.outgoing.headersSent) return RESPONSE_ALREADY_SENT;
+    // Answered before its body was read: drop the body, or close after this answer.
+    if (env.outgoing instanceof ServerResponse && !(await settleUnreadBody(env.incoming as IncomingMessage, MAX_BODY_BYTES, req))) {
+      env.outgoing.setHeader('connection', 'close');
+    }
+    return res;
   };
 }
 
@@ -88,26 +95,40 @@ const REASONS: Record<number, string> = { 400: 'Bad Request', 408: 'Request Time
  * empty body. This answers in the custom-metadata error shape instead (the request's path,
  * and so its API family, is unknown at that point), when the socket can still be written.
  */
-function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
-  if (err.code === 'ECONNRESET' || !socket.writable || (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) {
-    socket.destroy();
-    return;
-  }
-  const [status, error, message] = parserRefusal(err);
-  const body = JSON.stringify({ error, message });
-  socket.end(
-    `HTTP/1.1 ${status} ${REASONS[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-      `X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
-  );
+function clientErrorAnswer(headers: Readonly<Record<string, string>>) {
+  const extra = Object.entries(headers)
+    .filter(([k]) => !['content-type', 'content-length', 'connection', 'x-content-type-options'].includes(k.toLowerCase()))
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
+  return (err: NodeJS.ErrnoException, socket: Socket): void => {
+    if (err.code === 'ECONNRESET' || !socket.writable || (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    const [status, error, message] = parserRefusal(err);
+    const body = JSON.stringify({ error, message });
+    socket.end(
+      `HTTP/1.1 ${status} ${REASONS[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `${extra}X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
+    );
+  };
 }
 
-/** Timeouts for slow clients, and JSON answers to what the parser refuses. */
-export function hardenServer(server: Server, timeouts: ServerTimeouts = {}): void {
+/**
+ * Timeouts for slow clients, and JSON answers to what the parser refuses, with `headers`
+ * (the console server's security headers). This is the server's only answer to those:
+ * a handler added before (Vite's, with an empty body) is removed.
+ */
+export function hardenServer(server: Server, timeouts: ServerTimeouts = {}, headers: Readonly<Record<string, string>> = {}): void {
   const t = { ...DEFAULT_TIMEOUTS, ...timeouts };
   server.headersTimeout = t.headersTimeoutMs;
   server.requestTimeout = t.requestTimeoutMs;
-  server.on('clientError', answerClientError);
+  server.removeAllListeners('clientError');
+  server.on('clientError', clientErrorAnswer(headers));
 }
+
+/** Connections the kernel may queue before they are accepted; Linux caps it at net.core.somaxconn (4096 by default). */
+const LISTEN_BACKLOG = 4096;
 
 /** Serves the service alone on `host:port` (port 0 picks a free one). */
 export function listen(
@@ -122,7 +143,10 @@ export function listen(
   hardenServer(server, timeouts);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => {
+    // Node's default backlog (511) drops the connections past it when a thousand clients
+    // connect at once; they come back only after the kernel's retransmission back-off
+    // (1 s, 3 s, 7 s…), which is how a stream's first event took seconds under load.
+    server.listen({ port, host, backlog: LISTEN_BACKLOG }, () => {
       const info = server.address() as AddressInfo;
       const shownHost = host.includes(':') ? `[${host}]` : host;
       resolve({

@@ -15,6 +15,8 @@ export const SERVICE_FLAGS = {
   'allowed-host': { type: 'string', multiple: true },
   'durable-timeout-ms': { type: 'string' },
   'durable-grace-ms': { type: 'string' },
+  'max-durable-runs': { type: 'string' },
+  'durable-retention': { type: 'string' },
 } as const;
 
 export class UsageError extends Error {}
@@ -47,6 +49,8 @@ export function serviceOptionsOf(values: {
   'allowed-host'?: string[];
   'durable-timeout-ms'?: string;
   'durable-grace-ms'?: string;
+  'max-durable-runs'?: string;
+  'durable-retention'?: string;
 }): ServiceOptions {
   if (values.data && values.memory) throw new UsageError('Give --data DIR or --memory, not both.');
   const origins = values['cors-origin'] ?? [];
@@ -62,13 +66,11 @@ export function serviceOptionsOf(values: {
   }
   const allowed = parseAllowedHosts(values['allowed-host'] ?? []);
   if (allowed.problem) throw new UsageError(allowed.problem);
-  let maxRunsPerToken: number | undefined;
-  if (values['max-runs'] !== undefined) {
-    maxRunsPerToken = Number(values['max-runs']);
-    if (values['max-runs'].trim() === '' || !Number.isInteger(maxRunsPerToken) || maxRunsPerToken < 0) {
-      throw new UsageError('--max-runs takes the runs one token may have going at once, 0 for no limit.');
-    }
-  }
+  const maxRunsPerToken = countOf(values['max-runs'], '--max-runs takes the runs one token may have going at once, 0 for no limit.');
+  const maxDurableRunsPerToken = countOf(
+    values['max-durable-runs'],
+    '--max-durable-runs takes the durable runs not yet over one token may have at once, 0 for no limit.',
+  );
   return {
     dataDir: values.data,
     allowedHosts: allowed.hosts,
@@ -76,9 +78,29 @@ export function serviceOptionsOf(values: {
     corsOrigins: origins,
     rateLimitPerMinute,
     maxRunsPerToken,
+    ...(maxDurableRunsPerToken !== undefined && { maxDurableRunsPerToken }),
     agentsFile: values.agents,
     ...durableOptionsOf(values),
   };
+}
+
+function countOf(raw: string | undefined, usage: string): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (raw.trim() === '' || !Number.isInteger(n) || n < 0) throw new UsageError(usage);
+  return n;
+}
+
+const UNITS_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A duration such as `1d`, `12h`, `30m`, `90s` or `500ms`; a bare number is milliseconds. */
+export function durationMs(flag: string, raw: string): number {
+  const m = /^\s*(\d+)\s*(ms|s|m|h|d)?\s*$/.exec(raw);
+  const ms = m ? Number(m[1]) * UNITS_MS[m[2] ?? 'ms']! : NaN;
+  if (!Number.isSafeInteger(ms) || ms < 1) {
+    throw new UsageError(`--${flag} takes a duration such as 1d, 12h, 30m, 90s or 500ms (a bare number is milliseconds), at least 1 ms.`);
+  }
+  return ms;
 }
 
 function positiveMs(flag: string, raw: string | undefined): number | undefined {
@@ -88,17 +110,28 @@ function positiveMs(flag: string, raw: string | undefined): number | undefined {
   return n;
 }
 
-/** Shorter durable-run deadlines, so the expiry of a run can be seen without waiting 40 minutes. */
-function durableOptionsOf(values: { 'durable-timeout-ms'?: string; 'durable-grace-ms'?: string }): Pick<ServiceOptions, 'durableTimeoutMs' | 'durableGraceMs'> {
+/** Shorter durable-run deadlines, so the expiry of a run can be seen without waiting 40 minutes; how long ended runs are kept. */
+function durableOptionsOf(values: {
+  'durable-timeout-ms'?: string;
+  'durable-grace-ms'?: string;
+  'durable-retention'?: string;
+}): Pick<ServiceOptions, 'durableTimeoutMs' | 'durableGraceMs' | 'durableRetentionMs'> {
   const timeout = positiveMs('durable-timeout-ms', values['durable-timeout-ms']);
   const grace = positiveMs('durable-grace-ms', values['durable-grace-ms']);
-  return { ...(timeout !== undefined && { durableTimeoutMs: timeout }), ...(grace !== undefined && { durableGraceMs: grace }) };
+  const retention = values['durable-retention'] === undefined ? undefined : durationMs('durable-retention', values['durable-retention']);
+  return {
+    ...(timeout !== undefined && { durableTimeoutMs: timeout }),
+    ...(grace !== undefined && { durableGraceMs: grace }),
+    ...(retention !== undefined && { durableRetentionMs: retention }),
+  };
 }
 
 /** The Vite plugin is configured through the environment, so `vite`, `vite preview` and `npm start` agree. */
 export const OPTIONS_ENV = 'CONSOLE_SERVICE_OPTIONS';
 
 export const UPSTREAMS_ENV = 'CONSOLE_UPSTREAMS';
+
+export const UPSTREAM_TIMEOUT_ENV = 'CONSOLE_UPSTREAM_TIMEOUT_MS';
 
 export function serviceOptionsFromEnv(): ServiceOptions {
   const raw = process.env[OPTIONS_ENV];
@@ -108,4 +141,14 @@ export function serviceOptionsFromEnv(): ServiceOptions {
 export function upstreamsFromEnv(): string[] {
   const raw = process.env[UPSTREAMS_ENV];
   return raw ? (JSON.parse(raw) as string[]) : [];
+}
+
+export function upstreamProxyOptionsFromEnv(): { timeoutMs?: number } {
+  const raw = process.env[UPSTREAM_TIMEOUT_ENV];
+  return raw ? { timeoutMs: Number(raw) } : {};
+}
+
+/** `--upstream-timeout-ms`: how long an upstream may send nothing. */
+export function upstreamTimeoutOf(raw: string | undefined): number | undefined {
+  return positiveMs('upstream-timeout-ms', raw);
 }

@@ -97,6 +97,17 @@ describe.each(['platform', 'legacy'] as const)('%s run stream', (flavour) => {
     expect(kinds.slice(second + 1, third)).toContain('comment keep-alive');
     expect(kinds.filter((k) => k.startsWith('comment')).every((k) => k === 'comment keep-alive')).toBe(true);
   });
+
+  test('sends keep-alive comments from the moment the stream opens, before an agent that starts slowly says anything', async () => {
+    // An idle-timeout proxy in between cuts a stream that stays silent; the first fragment comes after 400 ms.
+    const abort = new AbortController();
+    const res = await startStream(server.url, flavour, 'slow-storyteller', { messages: USER_HI }, abort.signal);
+    expectStreamHeaders(res);
+    const { items } = await readSse(res.body, (seen) => eventsOf(seen).length >= 1);
+    abort.abort();
+    const first = items.findIndex((i) => i.kind === 'event');
+    expect(items.slice(0, first)).toContainEqual({ kind: 'comment', text: 'keep-alive' });
+  });
 });
 
 describe('a run that fails after the stream started', () => {

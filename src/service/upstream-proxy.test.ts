@@ -6,6 +6,8 @@
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { familyOf } from './families.ts';
+import { expectFamilyError, expectProblem, type Answer } from './test-http.ts';
 import { upstreamProxy } from './upstream-proxy.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -72,6 +74,33 @@ const ROUTES: Record<string, Handler> = {
   },
 };
 
+/** Answers that never come, ended when the tests are over. */
+const held: ServerResponse[] = [];
+
+/** A 25 MB event stream, written as fast as the proxy takes it. */
+const BIG_EVENTS = 25 * 1024;
+const BIG_EVENT = `id: 1\nevent: message\ndata: ${'x'.repeat(1000)}\n\n`;
+ROUTES['/api/agents/big/runs'] = (_req, res) => {
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  let n = 0;
+  const pump = () => {
+    while (n < BIG_EVENTS) {
+      n++;
+      if (!res.write(BIG_EVENT)) return void res.once('drain', pump);
+    }
+    res.end();
+  };
+  pump();
+};
+ROUTES['/api/agents/silent/runs'] = (_req, res) => void held.push(res);
+ROUTES['/rest/api/index/silent'] = (_req, res) => void held.push(res);
+ROUTES['/rest/api/v1/agents/runs/wait'] = ROUTES['/rest/api/v1/agents/runs/wait']!;
+ROUTES['/api/agents/stalls/runs'] = (_req, res) => {
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  res.write('id: 1\nevent: message\ndata: {"n":1}\n\n');
+  held.push(res);
+};
+
 const CONTENT_TYPES: [string, boolean][] = [
   ['text/html; charset=utf-8', false],
   ['application/javascript', false],
@@ -120,6 +149,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  for (const res of held) res.destroy();
   for (const s of [proxy, upstream]) {
     s.closeAllConnections();
     await new Promise((r) => s.close(r));
@@ -162,6 +192,19 @@ function send(path: string, method = 'GET'): Promise<Outcome> {
 
 const via = (path: string) => `/upstream/${upstreamHost}${path}`;
 
+/** An outcome as the family checks of test-http read it. */
+function answer(o: Outcome): Answer {
+  const headers = new Headers();
+  for (const [k, v] of Object.entries(o.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
+  let json: unknown;
+  try {
+    json = JSON.parse(o.body);
+  } catch {
+    json = undefined;
+  }
+  return { status: o.status, headers, contentType: headers.get('content-type') ?? '', text: o.body, json };
+}
+
 describe('an upstream that breaks mid-answer breaks the client connection too', () => {
   it('a complete stream ends normally (the baseline)', async () => {
     const a = await send(via('/api/agents/a/runs'), 'POST');
@@ -200,14 +243,20 @@ describe('the path the upstream sees is the path that was checked', () => {
     ['an upper-case encoded slash', '/rest/a%2Fb'],
     ['an encoded backslash', '/rest/a%5cb'],
     ['a backslash', '/rest/a\\..\\x'],
-  ])('refuses %s with 400 and a JSON explanation, and forwards nothing', async (_what, path) => {
+  ])('refuses %s with 400 in the family format of the path, and forwards nothing', async (_what, path) => {
     const a = await send(via(path));
-    expect(a.status).toBe(400);
-    expect(a.headers['content-type']).toMatch(/^application\/json/);
-    const body = JSON.parse(a.body) as { error: string; message: string };
-    expect(body.error).toBe('path not allowed');
-    expect(body.message).toMatch(/dot segment|slash|backslash/);
+    expectFamilyError(familyOf(path), answer(a), 400);
+    expect(a.body).toMatch(/dot segment|slash|backslash/);
+    if (familyOf(path) === 'metadata') expect(JSON.parse(a.body)).toMatchObject({ error: 'path not allowed' });
     expect(seen).toEqual([]);
+  });
+
+  it.each([
+    ['metadata', '/rest/api/index/%2e%2e/x'],
+    ['legacy', '/rest/api/v1/%2e%2e/x'],
+    ['platform', '/api/%2e%2e/x'],
+  ] as const)('a %s path is refused in that family\'s format: %s', async (family, path) => {
+    expectFamilyError(family, answer(await send(via(path), 'POST')), 400);
   });
 
   it.each(['/anything', '/sandbox/info', '//evil.example/rest/x', '/restx/y'])('refuses a non-API path %s with 404', async (path) => {
@@ -292,5 +341,110 @@ describe('content types pass by allowlist', () => {
     const a = await send(via('/rest/api/index/json'));
     expect(a).toMatchObject({ status: 200, body: '{"metadataKeys":[]}', ended: 'complete' });
     expect(a.headers['x-content-type-options']).toBe('nosniff');
+  });
+});
+
+describe('streaming through the proxy', () => {
+  let quick: Server;
+  let quickPort: number;
+  let watched: Server;
+  let watchedPort: number;
+  const responses: ServerResponse[] = [];
+  beforeAll(async () => {
+    // An upstream that sends nothing for a second is given up on.
+    const impatient = upstreamProxy([`http://${upstreamHost}`], { timeoutMs: 1_000 });
+    quick = createServer((req, res) => impatient(req, res, () => res.writeHead(404).end()));
+    quickPort = await listenOn(quick);
+    // The default timeout, and every response kept to count its listeners.
+    const patient = upstreamProxy([`http://${upstreamHost}`]);
+    watched = createServer((req, res) => {
+      responses.push(res);
+      patient(req, res, () => res.writeHead(404).end());
+    });
+    watchedPort = await listenOn(watched);
+  });
+  afterAll(async () => {
+    for (const s of [quick, watched]) {
+      s.closeAllConnections();
+      await new Promise((r) => s.close(r));
+    }
+  });
+
+  it('a 25 MB stream to a slow reader: every byte arrives, back-pressure holds, and no listener piles up on the response', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on('warning', onWarning);
+    let most = 0;
+    const sampler = setInterval(() => {
+      for (const r of responses) most = Math.max(most, r.listenerCount('close'), r.listenerCount('drain'));
+    }, 2);
+    try {
+      const received = await new Promise<number>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port: watchedPort, path: via('/api/agents/big/runs'), method: 'POST', agent: false }, (res) => {
+          if (res.statusCode !== 200) reject(new Error(`answered ${res.statusCode}`));
+          let bytes = 0;
+          res.on('data', (c: Buffer) => {
+            bytes += c.length;
+            // A reader that takes its time with each chunk: the proxy waits for it again and again.
+            res.pause();
+            setImmediate(() => res.resume());
+          });
+          res.on('end', () => resolve(bytes));
+          res.on('error', reject);
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      expect(received).toBe(BIG_EVENTS * BIG_EVENT.length);
+    } finally {
+      clearInterval(sampler);
+      process.off('warning', onWarning);
+    }
+    expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+    expect(most).toBeLessThanOrEqual(10);
+  }, 60_000);
+
+  it.each([
+    ['platform', '/api/agents/silent/runs'],
+    ['metadata', '/rest/api/index/silent'],
+  ] as const)('an upstream that sends no answer: 502 in the %s family\'s format once the timeout passes', async (family, path) => {
+    const started = Date.now();
+    const a = await new Promise<Outcome>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port: quickPort, path: via(path), method: 'POST', agent: false }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body, ended: 'complete' }));
+      });
+      req.on('error', reject);
+      req.end('{}');
+    });
+    expectFamilyError(family, answer(a), 502);
+    expect(a.body).toMatch(/sent no answer within 1000 ms/);
+    if (family === 'platform') expectProblem(answer(a), 502, 'bad_gateway');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+  });
+
+  it('an upstream that goes silent mid-stream: the client gets what came, then a broken connection', async () => {
+    const a = await new Promise<Outcome>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port: quickPort, path: via('/api/agents/stalls/runs'), method: 'POST', agent: false }, (res) => {
+        let body = '';
+        let settled = false;
+        const done = (ended: Outcome['ended']) => {
+          if (!settled) resolve({ status: res.statusCode ?? 0, headers: res.headers, body, ended });
+          settled = true;
+        };
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (body += c));
+        res.on('end', () => done(res.complete ? 'complete' : 'error'));
+        res.on('error', () => done('error'));
+        res.on('aborted', () => done('error'));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(a.status).toBe(200);
+    expect(a.body).toContain('id: 1');
+    expect(a.ended).toBe('error');
   });
 });

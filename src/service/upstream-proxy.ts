@@ -1,5 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { refuse, sendRefusal, type Refusal } from './families.ts';
 import type { Middleware } from './node.ts';
 import { isAllowedHost, unsafePathProblem } from './request-guard.ts';
 
@@ -49,69 +51,142 @@ export function upstreamProblem(value: string): string | null {
   return null;
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
-  res.end(JSON.stringify(body));
+/** What the console server's proxy is told at start. */
+export interface UpstreamProxyOptions {
+  /** Host names besides loopback ones that may use the proxy (`--allowed-host`). */
+  allowedHosts?: readonly string[];
+  /**
+   * How long an upstream may send nothing (`--upstream-timeout-ms`): before its answer's
+   * head, a 502; between two chunks of its body, the client's connection is broken.
+   */
+  timeoutMs?: number;
+  /** Headers every answer of the console server carries (its page security headers). */
+  headers?: Readonly<Record<string, string>>;
 }
 
-/**
- * `allowedHosts`: Host names besides loopback ones that may use the proxy (`--allowed-host`),
- * as for the service: a rebound foreign name must not reach the instances behind it.
- */
-export function upstreamProxy(upstreams: readonly string[], allowedHosts: readonly string[] = []): Middleware {
+/** A wait-mode run sends nothing until it ends; five minutes leaves it room (reference choice). */
+export const DEFAULT_UPSTREAM_TIMEOUT_MS = 5 * 60_000;
+
+/** The proxy's refusals by kind; the console server's host check uses the first. */
+export const REFUSALS = {
+  hostNotAllowed: { status: 403, code: 'host_not_allowed', title: 'Host Not Allowed', error: 'host not allowed' },
+  upstreamNotAllowed: { status: 403, code: 'upstream_not_allowed', title: 'Upstream Not Allowed', error: 'upstream not allowed' },
+  pathNotAllowed: { status: 400, code: 'invalid_request', title: 'Invalid Request', error: 'path not allowed' },
+  notForwarded: { status: 404, code: 'resource_not_found', title: 'Resource Not Found', error: 'not forwarded' },
+  methodNotAllowed: { status: 405, code: 'method_not_allowed', title: 'Method Not Allowed', error: 'method not allowed' },
+  badGateway: { status: 502, code: 'bad_gateway', title: 'Bad Gateway', error: 'bad gateway' },
+} satisfies Record<string, Omit<Refusal, 'detail'>>;
+
+/** The proxy's own refusals, in the family of the API path they were asked for (the part after `/upstream/<host>`). */
+function refuseAs(req: IncomingMessage, res: ServerResponse, apiPath: string, kind: keyof typeof REFUSALS, detail: string, headers: Readonly<Record<string, string>>) {
+  void refuse(req, res, apiPath, { ...REFUSALS[kind], detail }, headers);
+}
+
+/** Forwards `/upstream/<host>/<API path>` to the upstream of that host, if it was given at start. */
+export function upstreamProxy(upstreams: readonly string[], options: UpstreamProxyOptions = {}): Middleware {
+  const allowedHosts = options.allowedHosts ?? [];
+  const timeoutMs = options.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
+  const headers = options.headers ?? {};
   const byHost = new Map(upstreams.map((u) => [new URL(u).host.toLowerCase(), new URL(u).origin]));
   const list = [...byHost.values()];
   return (req, res, next) => {
     const url = req.url ?? '';
     const mine = url === UPSTREAMS_INFO_PATH || url.startsWith(UPSTREAM_PREFIX);
     if (!mine) return next();
-    if (!isAllowedHost(req.headers.host, allowedHosts)) {
-      return sendJson(res, 403, {
-        error: 'host not allowed',
-        message: `This console's server answers only on loopback names or those given with --allowed-host; not "${req.headers.host ?? ''}".`,
-      });
-    }
-    if (url === UPSTREAMS_INFO_PATH) {
-      return req.method === 'GET' ? sendJson(res, 200, { upstreams: list }) : sendJson(res, 405, { error: 'method not allowed', message: 'Use GET.' });
-    }
-    const rest = url.slice(UPSTREAM_PREFIX.length);
+    const rest = url.startsWith(UPSTREAM_PREFIX) ? url.slice(UPSTREAM_PREFIX.length) : '';
     const slash = rest.indexOf('/');
     const host = (slash < 0 ? rest : rest.slice(0, slash)).toLowerCase();
     const path = slash < 0 ? '/' : rest.slice(slash);
+    if (!isAllowedHost(req.headers.host, allowedHosts)) {
+      return refuseAs(req, res, path, 'hostNotAllowed',
+        `This console's server answers only on loopback names or those given with --allowed-host; not "${req.headers.host ?? ''}".`, headers);
+    }
+    if (url === UPSTREAMS_INFO_PATH) {
+      if (req.method !== 'GET') return refuseAs(req, res, '/', 'methodNotAllowed', 'Use GET.', headers);
+      const body = JSON.stringify({ upstreams: list });
+      res.writeHead(200, { ...headers, 'content-type': 'application/json', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+      return void res.end(body);
+    }
     const origin = byHost.get(host);
     if (!origin) {
-      return sendJson(res, 403, {
-        error: 'upstream not allowed',
-        message: list.length
+      return refuseAs(req, res, path, 'upstreamNotAllowed',
+        list.length
           ? `This console's server forwards only to ${list.join(', ')}, the upstreams it was started with; "${host}" is not one of them.`
           : `This console's server was started without upstreams; start it with npm start -- --upstream <instance origin> to forward to "${host}".`,
-      });
+        headers);
     }
     const unsafe = unsafePathProblem(path);
-    if (unsafe) return sendJson(res, 400, { error: 'path not allowed', message: unsafe });
+    if (unsafe) return refuseAs(req, res, path, 'pathNotAllowed', unsafe, headers);
     // The URL the upstream will be asked for, as fetch will normalize it; the decision is taken on that.
     const target = new URL(`${origin}${path}`);
     if (target.origin !== origin || !API_PATH.test(target.pathname)) {
-      return sendJson(res, 404, { error: 'not forwarded', message: 'Only API paths (/rest/… and /api/…) are forwarded to an upstream.' });
+      return refuseAs(req, res, path, 'notForwarded', 'Only API paths (/rest/… and /api/…) are forwarded to an upstream.', headers);
     }
-    void forward(req, res, target.href);
+    void forward(req, res, target.href, path, timeoutMs, headers);
   };
 }
 
-async function forward(req: IncomingMessage, res: ServerResponse, target: string): Promise<void> {
+class UpstreamTimeout extends Error {}
+
+type ReadResult = Awaited<ReturnType<ReadableStreamDefaultReader<Uint8Array>['read']>>;
+
+/** The upstream's body as a Node stream, failing when the upstream sends nothing for `timeoutMs` while more is asked for. */
+function bodyStream(reader: ReadableStreamDefaultReader<Uint8Array>, timeoutMs: number, first?: ReadResult): Readable {
+  let pending = first;
+  return new Readable({
+    // Called only when the client's side wants more: a slow reader pauses the clock too.
+    read() {
+      const ready = pending;
+      pending = undefined;
+      let timer: NodeJS.Timeout | undefined;
+      const next = ready
+        ? Promise.resolve(ready)
+        : Promise.race([
+            reader.read(),
+            new Promise<never>((_, reject) => {
+              timer = setTimeout(() => reject(new UpstreamTimeout(`The upstream sent nothing for ${timeoutMs} ms.`)), timeoutMs);
+            }),
+          ]);
+      next.then(
+        ({ done, value }) => {
+          clearTimeout(timer);
+          this.push(done ? null : value);
+        },
+        (err: unknown) => {
+          clearTimeout(timer);
+          this.destroy(err as Error);
+        },
+      );
+    },
+    destroy(err, callback) {
+      reader.cancel(err ?? undefined).catch(() => {});
+      callback(err);
+    },
+  });
+}
+
+async function forward(req: IncomingMessage, res: ServerResponse, target: string, apiPath: string, timeoutMs: number, headers: Readonly<Record<string, string>>): Promise<void> {
   const abort = new AbortController();
-  res.on('close', () => abort.abort());
-  const headers = new Headers();
+  const onClose = () => abort.abort();
+  res.once('close', onClose);
+  const origin = new URL(target).origin;
+  const badGateway = (detail: string) => sendRefusal(res, apiPath, { ...REFUSALS.badGateway, detail }, headers);
+  const requestHeaders = new Headers();
   for (const name of FORWARDED_REQUEST_HEADERS) {
     const v = req.headers[name];
-    if (typeof v === 'string') headers.set(name, v);
+    if (typeof v === 'string') requestHeaders.set(name, v);
   }
   const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
+  let timedOut = false;
+  const headTimer = setTimeout(() => {
+    timedOut = true;
+    abort.abort();
+  }, timeoutMs);
   let upstream: Response;
   try {
     upstream = await fetch(target, {
       method: req.method,
-      headers,
+      headers: requestHeaders,
       body: hasBody ? (Readable.toWeb(req) as ReadableStream<Uint8Array>) : undefined,
       // Required by Node's fetch for a streamed request body.
       ...(hasBody && { duplex: 'half' }),
@@ -119,55 +194,51 @@ async function forward(req: IncomingMessage, res: ServerResponse, target: string
       signal: abort.signal,
     } as RequestInit);
   } catch (err) {
-    if (!res.headersSent && !abort.signal.aborted) {
-      sendJson(res, 502, { error: 'bad gateway', message: `The upstream ${new URL(target).origin} did not answer: ${(err as Error).message}` });
+    if (!res.headersSent && !res.destroyed) {
+      badGateway(
+        timedOut
+          ? `The upstream ${origin} sent no answer within ${timeoutMs} ms (--upstream-timeout-ms).`
+          : `The upstream ${origin} did not answer: ${(err as Error).message}`,
+      );
     }
     return;
+  } finally {
+    clearTimeout(headTimer);
   }
-  const origin = new URL(target).origin;
   if (upstream.status >= 300 && upstream.status < 400) {
     void upstream.body?.cancel();
-    return sendJson(res, 502, {
-      error: 'bad gateway',
-      message: `The upstream ${origin} answered ${upstream.status}, a redirect${upstream.headers.has('location') ? ` to ${upstream.headers.get('location')}` : ''}; the console's server does not follow redirects. Check the instance URL.`,
-    });
+    return badGateway(
+      `The upstream ${origin} answered ${upstream.status}, a redirect${upstream.headers.has('location') ? ` to ${upstream.headers.get('location')}` : ''}; the console's server does not follow redirects. Check the instance URL.`,
+    );
   }
   const type = (upstream.headers.get('content-type') ?? '').split(';', 1)[0]!.trim().toLowerCase();
   const reader = upstream.body?.getReader();
-  let first: Awaited<ReturnType<NonNullable<typeof reader>['read']>> | undefined;
+  let first: ReadResult | undefined;
   if (!FORWARDED_CONTENT_TYPES.has(type)) {
     // No content type is acceptable only for an empty answer (a bare 200 or 204), which nothing can interpret.
     if (type === '' && reader) first = await reader.read().catch(() => undefined);
     if (type !== '' || (first !== undefined && !first.done)) {
       void reader?.cancel().catch(() => {});
-      return sendJson(res, 502, {
-        error: 'bad gateway',
-        message: `The upstream ${origin} answered ${upstream.status} with ${type ? `content type ${type}` : 'no content type'}; only JSON, problem+json, event streams and plain text are passed on to the console.`,
-      });
+      return badGateway(
+        `The upstream ${origin} answered ${upstream.status} with ${type ? `content type ${type}` : 'no content type'}; only JSON, problem+json, event streams and plain text are passed on to the console.`,
+      );
     }
   }
-  const out: Record<string, string> = { 'x-content-type-options': 'nosniff' };
+  const out: Record<string, string> = { ...headers, 'x-content-type-options': 'nosniff' };
   upstream.headers.forEach((value, name) => {
     if (FORWARDED_RESPONSE_HEADERS.has(name) || FORWARDED_RESPONSE_HEADER_PREFIXES.some((p) => name.startsWith(p))) out[name] = value;
   });
   res.writeHead(upstream.status, out);
   res.flushHeaders();
   if (!reader) return void res.end();
+  res.off('close', onClose);
   try {
-    for (;;) {
-      const { done, value } = first ?? (await reader.read());
-      first = undefined;
-      if (done) break;
-      // One write per chunk as it arrives: events are never held back.
-      // A client that leaves while the socket is full never drains: 'close' ends the wait too.
-      if (!res.write(value)) await new Promise((r) => (res.once('drain', r), res.once('close', r)));
-    }
+    // One write per chunk as it arrives, events never held back; back-pressure from the
+    // client reaches the upstream; no listener is added per chunk.
+    await pipeline(bodyStream(reader, timeoutMs, first), res);
   } catch {
-    // The upstream broke off (or the client left). Ending normally would tell the browser the
-    // answer was complete: a broken run would show as done. Destroying the socket makes it a
-    // network error there too.
-    res.destroy();
-    return;
+    // The upstream broke off, went silent, or the client left: pipeline has destroyed the
+    // client's connection. Ending it normally would tell the browser the answer was
+    // complete, and a broken run would show as done.
   }
-  res.end();
 }

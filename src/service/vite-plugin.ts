@@ -1,10 +1,51 @@
 import { randomBytes } from 'node:crypto';
-import type { Plugin } from 'vite';
+import type { OutgoingHttpHeaders } from 'node:http';
+import type { Connect, Plugin } from 'vite';
 import { createService, type Service, type ServiceOptions } from './app.ts';
-import { serviceOptionsFromEnv, upstreamsFromEnv } from './options.ts';
-import { hardenServer, serviceMiddleware } from './node.ts';
+import { refuse } from './families.ts';
+import { serviceOptionsFromEnv, upstreamProxyOptionsFromEnv, upstreamsFromEnv } from './options.ts';
+import { hardenServer, serviceMiddleware, type Middleware } from './node.ts';
+import { isAllowedHost } from './request-guard.ts';
 import { pageSecurityHeaders } from './security-headers.ts';
-import { upstreamProxy } from './upstream-proxy.ts';
+import { REFUSALS, UPSTREAM_PREFIX, upstreamProxy, type UpstreamProxyOptions } from './upstream-proxy.ts';
+
+/** A Vite headers setting as plain strings. */
+function stringHeaders(headers: OutgoingHttpHeaders | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers ?? {})) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : String(v);
+  return out;
+}
+
+/** The API path a request is for: after `/upstream/<host>` for the proxy, else the path itself. */
+function apiPathOf(url: string): string {
+  if (!url.startsWith(UPSTREAM_PREFIX)) return url;
+  const slash = url.indexOf('/', UPSTREAM_PREFIX.length);
+  return slash < 0 ? '/' : url.slice(slash);
+}
+
+/**
+ * The console server's front door, ahead of everything Vite does: every answer (pages, API,
+ * refusals) carries the page security headers, and the Host is checked as the service checks
+ * it (loopback names and --allowed-host, ignoring case), refusing in the family of the path
+ * asked for. Vite's own host check comes after; it compares names case-sensitively, so the
+ * name goes on in lower case.
+ */
+function frontDoor(allowedHosts: readonly string[], headers: Readonly<Record<string, string>>): Middleware {
+  const entries = Object.entries(headers);
+  return (req, res, next) => {
+    for (const [k, v] of entries) res.setHeader(k, v);
+    const host = req.headers.host;
+    if (!isAllowedHost(host, allowedHosts)) {
+      void refuse(req, res, apiPathOf(req.url ?? '/'), {
+        ...REFUSALS.hostNotAllowed,
+        detail: `This console's server answers only on loopback names (localhost, 127.0.0.1, [::1]) or those given with --allowed-host; not "${host ?? ''}".`,
+      });
+      return;
+    }
+    req.headers.host = host!.toLowerCase();
+    next();
+  };
+}
 
 /**
  * Mounts the reference service into Vite's dev and preview servers, on the console's own
@@ -12,12 +53,23 @@ import { upstreamProxy } from './upstream-proxy.ts';
  * middlewares, including the preview server's compression, which would buffer streams.
  * The upstream proxy (`--upstream`) is the console server's own, in front of the service.
  */
-export function referenceService(options: ServiceOptions = serviceOptionsFromEnv(), upstreams: string[] = upstreamsFromEnv()): Plugin {
+export function referenceService(
+  options: ServiceOptions = serviceOptionsFromEnv(),
+  upstreams: string[] = upstreamsFromEnv(),
+  proxy: Pick<UpstreamProxyOptions, 'timeoutMs'> = upstreamProxyOptionsFromEnv(),
+): Plugin {
   let service: Service | undefined;
   const get = () => (service ??= createService(options));
-  const attach = (server: { httpServer?: import('node:http').Server | import('node:http2').Http2SecureServer | null }) => {
+  const allowedHosts = options.allowedHosts ?? [];
+  const mount = (
+    server: { middlewares: Connect.Server; httpServer?: import('node:http').Server | import('node:http2').Http2SecureServer | null },
+    headers: Record<string, string>,
+  ) => {
+    server.middlewares.stack.unshift({ route: '', handle: frontDoor(allowedHosts, headers) as Connect.NextHandleFunction });
+    server.middlewares.use(upstreamProxy(upstreams, { ...proxy, allowedHosts, headers }));
+    server.middlewares.use(serviceMiddleware(get()));
     // Vite's dev server may be HTTP/2 (https); only a plain HTTP/1 server has Node's parser errors to answer.
-    if (server.httpServer && 'headersTimeout' in server.httpServer) hardenServer(server.httpServer);
+    if (server.httpServer && 'headersTimeout' in server.httpServer) hardenServer(server.httpServer, {}, headers);
     server.httpServer?.on('close', () => {
       service?.close();
       service = undefined;
@@ -25,15 +77,13 @@ export function referenceService(options: ServiceOptions = serviceOptionsFromEnv
   };
   return {
     name: 'reference-service',
+    // Names given with --allowed-host pass Vite's own host check too.
+    config: () => ({ server: { allowedHosts: [...allowedHosts] }, preview: { allowedHosts: [...allowedHosts] } }),
     configureServer(server) {
-      server.middlewares.use(upstreamProxy(upstreams, options.allowedHosts));
-      server.middlewares.use(serviceMiddleware(get()));
-      attach(server);
+      mount(server, stringHeaders(server.config.server.headers));
     },
     configurePreviewServer(server) {
-      server.middlewares.use(upstreamProxy(upstreams, options.allowedHosts));
-      server.middlewares.use(serviceMiddleware(get()));
-      attach(server);
+      mount(server, stringHeaders(server.config.preview.headers));
     },
   };
 }

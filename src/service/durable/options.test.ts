@@ -14,3 +14,24 @@ describe('durable deadline flags of `npm run service` and `npm start`', () => {
     }
   });
 });
+
+describe('durable limit flags', () => {
+  test('--max-durable-runs caps durable runs apart; without it they take --max-runs\' value', () => {
+    expect(serviceOptionsOf(parseFlags(['--max-durable-runs', '5'], SERVICE_FLAGS))).toMatchObject({ maxDurableRunsPerToken: 5 });
+    expect(serviceOptionsOf(parseFlags(['--max-durable-runs', '0'], SERVICE_FLAGS))).toMatchObject({ maxDurableRunsPerToken: 0 });
+    for (const bad of ['-1', '2.5', 'many', '']) {
+      expect(() => serviceOptionsOf(parseFlags(['--max-durable-runs', bad], SERVICE_FLAGS)), bad).toThrow(UsageError);
+    }
+  });
+
+  test('--durable-retention takes a duration with a unit, or milliseconds', () => {
+    const retention = (v: string) => serviceOptionsOf(parseFlags(['--durable-retention', v], SERVICE_FLAGS)).durableRetentionMs;
+    expect(retention('1d')).toBe(86_400_000);
+    expect(retention('12h')).toBe(43_200_000);
+    expect(retention('30m')).toBe(1_800_000);
+    expect(retention('90s')).toBe(90_000);
+    expect(retention('500ms')).toBe(500);
+    expect(retention('2500')).toBe(2_500);
+    for (const bad of ['0', '-1d', '1w', 'a day', '1.5h', '']) expect(() => retention(bad), bad).toThrow(UsageError);
+  });
+});

@@ -5,7 +5,7 @@ import { routePattern } from '../../contract/run-paths.ts';
 import type { AgentCatalog } from '../agents.ts';
 import { isPlainObject, problem, readJson, unknownKeys, type Env } from '../http.ts';
 import type { RunRequest } from '../runs.ts';
-import type { DurableRuns, Outcome } from './executor.ts';
+import { DURABLE_LIMIT_RETRY_AFTER_S, type DurableRuns, type Outcome } from './executor.ts';
 
 /**
  * Why a DURABLE run body is refused before anything else is checked (docs/api.md, durable runs): durable
@@ -25,10 +25,25 @@ export function durableBodyProblem(c: Context<Env>, body: Record<string, unknown
   return undefined;
 }
 
-/** POST runs with execution_mode DURABLE, once the body has passed every check: 201 with the persisted run. */
+/** `{ run, request_id }` around a run already serialized, as c.json of that object would write it. */
+function runAnswer(c: Context<Env>, run: string, status: 200 | 201 = 200): Response {
+  return c.body(`{"run":${run},"request_id":${JSON.stringify(c.get('requestId'))}}`, status, { 'content-type': 'application/json' });
+}
+
+/**
+ * POST runs with execution_mode DURABLE, once the body has passed every check: 201 with the
+ * persisted run, or 429 when the token already has as many runs not yet over as it may.
+ */
 export function createDurableRun(c: Context<Env>, durable: DurableRuns, run: RunRequest): Response {
   const created = durable.create(c.get('tokenKey'), run);
-  return c.json({ run: created, request_id: c.get('requestId') }, 201);
+  if (created.ok) return runAnswer(c, created.run, 201);
+  c.header('Retry-After', String(DURABLE_LIMIT_RETRY_AFTER_S));
+  return problem(
+    c,
+    'rate_limit_exceeded',
+    `This token already has ${created.limit} durable runs not yet over (queued, running, cancelling or waiting for approval), ` +
+      'the most one token may have at once; cancel one, or retry when one has ended.',
+  );
 }
 
 type Body<T> = { ok: true; value: T } | { ok: false; response: Response };
@@ -82,14 +97,14 @@ export function registerDurableRoutes(app: Hono<Env>, mountedAt: string, catalog
     // One answer for an unknown run, another token's run and another agent's run: none may be told apart.
     problem(c, 'resource_not_found', `No run "${runId}" of agent "${agentId}" for this token.`);
   const answer = (c: Context<Env>, outcome: Outcome) =>
-    outcome.ok ? c.json({ run: outcome.run, request_id: c.get('requestId') }) : problem(c, 'conflict', outcome.detail, { reason: outcome.reason });
+    outcome.ok ? runAnswer(c, outcome.run) : problem(c, 'conflict', outcome.detail, { reason: outcome.reason });
 
   app.get(routePattern(RUN_PATHS.platformRun, mountedAt), (c) => {
     const agentId = c.req.param('agent_id')!;
     const runId = c.req.param('run_id')!;
     if (!catalog.get(agentId)) return notFound(c, agentId, runId);
     const record = durable.find(c.get('tokenKey'), agentId, runId);
-    return record ? c.json({ run: durable.snapshot(record), request_id: c.get('requestId') }) : notFound(c, agentId, runId);
+    return record ? runAnswer(c, durable.snapshot(record)) : notFound(c, agentId, runId);
   });
 
   app.post(routePattern(RUN_PATHS.platformCancellations, mountedAt), async (c) => {

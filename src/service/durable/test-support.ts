@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type { Message } from '../../contract/agents.ts';
 import type { DurableRun } from '../../contract/durable-runs.ts';
 import { platformCancellationsPath, platformResponsesPath, platformRunPath, platformRunsPath } from '../../contract/run-paths.ts';
+import type { Clock } from './clock.ts';
 
 const SCHEMA_FILE = fileURLToPath(new URL('../../contract/spec/client-models/durable-runs.schema.json', import.meta.url));
 
@@ -96,3 +97,44 @@ export function durableClient(baseUrl: () => string, token: string) {
 }
 
 export const sleepMs = (ms: number) => new Promise<void>((res) => setTimeout(res, ms));
+
+/**
+ * A clock that moves only when the test says so. `advance` fires the timers that fall due
+ * in time order, letting the service's workers settle after each (a run's steps at one
+ * instant all happen before the next timer), so a run's whole life is deterministic.
+ */
+export class ManualClock implements Clock {
+  private t: number;
+  private seq = 0;
+  private timers: { due: number; seq: number; fn: () => void; live: boolean }[] = [];
+
+  constructor(start: number) {
+    this.t = start;
+  }
+
+  now(): number {
+    return this.t;
+  }
+
+  setTimer(fn: () => void, ms: number) {
+    const timer = { due: this.t + Math.max(0, ms), seq: this.seq++, fn, live: true };
+    this.timers.push(timer);
+    return { cancel: () => void (timer.live = false) };
+  }
+
+  /** Moves time on by `ms`, firing what falls due on the way; `settle` runs after each timer. */
+  async advance(ms: number, settle: () => Promise<void>): Promise<void> {
+    const target = this.t + ms;
+    for (;;) {
+      this.timers = this.timers.filter((x) => x.live);
+      let next: (typeof this.timers)[number] | undefined;
+      for (const x of this.timers) if (x.due <= target && (!next || x.due < next.due || (x.due === next.due && x.seq < next.seq))) next = x;
+      if (!next) break;
+      next.live = false;
+      this.t = Math.max(this.t, next.due);
+      next.fn();
+      await settle();
+    }
+    this.t = target;
+  }
+}

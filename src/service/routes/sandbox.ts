@@ -25,8 +25,9 @@ function sameOriginOnly(c: Context<Env>, allowedHosts: readonly string[]): Respo
   const origin = c.req.header('origin');
   if (origin !== undefined) {
     const own = new URL(c.req.url);
-    const ownOrigin = `${own.protocol}//${host}`;
-    if (origin !== ownOrigin) {
+    // Host names ignore case; a browser serializes its Origin in lower case.
+    const ownOrigin = `${own.protocol}//${host}`.toLowerCase();
+    if (origin.toLowerCase() !== ownOrigin) {
       return metadataError(c, 403, 'forbidden', `The sandbox routes cannot be used from ${origin}.`);
     }
   }
