@@ -2,7 +2,7 @@ import { playwright } from '@vitest/browser-playwright';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
 import { chromiumPath } from './scripts/chromium.mjs';
-import { referenceService } from './src/service/vite-plugin.ts';
+import { referenceService, specLensValidators } from './src/service/vite-plugin.ts';
 
 // Separate from vite.config.ts so tests never start the reference service on the
 // default data directory through the Vite plugin.
@@ -12,6 +12,7 @@ export default defineConfig({
     hookTimeout: 20_000,
     projects: [
       {
+        plugins: [specLensValidators()],
         test: {
           name: 'node',
           include: ['src/**/*.test.ts'],
@@ -21,7 +22,7 @@ export default defineConfig({
       {
         // Components and hooks, in the system Chromium, against a real reference service on
         // the test page's own origin (a throw-away database): real fetch, streams, IndexedDB.
-        plugins: [react(), referenceService({ memory: true, rateLimitPerMinute: 0 }, [])],
+        plugins: [react(), referenceService({ memory: true, rateLimitPerMinute: 0 }, []), specLensValidators()],
         // Pre-bundled up front: a dependency found mid-run makes Vite reload the page, and a
         // test then sees two copies of React.
         optimizeDeps: {
