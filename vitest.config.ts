@@ -42,7 +42,8 @@ export default defineConfig({
             provider: playwright({
               launchOptions: {
                 executablePath: chromiumPath(),
-                args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+                // --expose-gc: the memory test of the run form's validator asks for a full collection.
+                args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--js-flags=--expose-gc'],
               },
             }),
             instances: [{ browser: 'chromium' }],
