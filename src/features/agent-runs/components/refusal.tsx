@@ -1,6 +1,7 @@
 import { isProblemDetail } from '../../../contract/problem';
 import type { ApiError } from '../../../lib/api-client';
 import { ErrorDetails } from '../../../components/error-details';
+import { InstanceLink } from '../../../components/instance-link';
 
 interface Suggestion {
   tool: string;
@@ -92,9 +93,7 @@ export function Refusal({ error }: { error: ApiError }) {
       )}
       {documentation && (
         <p>
-          <a href={documentation} target="_blank" rel="noreferrer noopener">
-            Documentation for this error
-          </a>
+          <InstanceLink href={documentation}>Documentation for this error</InstanceLink>
         </p>
       )}
       {error.requestId && (

@@ -1,5 +1,6 @@
 import { useEffect, useState, type Ref } from 'react';
 import { Link } from 'react-router';
+import { InstanceLink } from '../../../components/instance-link';
 import { isActive, type RunFailure, type RunStatus } from '../model/run-machine';
 import type { RunRecord } from '../model/run-store';
 import { Refusal } from './refusal';
@@ -44,9 +45,7 @@ function FailurePanel({ failure }: { failure: RunFailure }) {
       )}
       {failure.documentationUrl && (
         <p>
-          <a href={failure.documentationUrl} target="_blank" rel="noreferrer noopener">
-            Documentation for this error
-          </a>
+          <InstanceLink href={failure.documentationUrl}>Documentation for this error</InstanceLink>
         </p>
       )}
     </div>
