@@ -5,11 +5,13 @@
  * expanded), runs of every kind (stream, wait, durable with an approval, the legacy API), the
  * durable run page and history, on this origin and directly to an instance.
  *
- * Each test collects violations as they happen, across navigations: the page's
+ * Each test collects violations as they happen, across navigations (csp-watch.ts): the page's
  * securitypolicyviolation events, and the console errors and page errors the browser logs for
- * a blocked script, eval or style. Any one fails the test.
+ * a blocked script, eval or style. Any one fails the test. csp-dev.spec.ts does the same for
+ * `npm run dev`.
  */
 import type { Locator, Page, Response } from '@playwright/test';
+import { settle, watchCsp } from './csp-watch';
 import { expect, test } from './fixtures';
 import { DurableRunPage } from './pages/durable';
 import { AGENT_TOKENS } from './pages/runs';
@@ -19,31 +21,14 @@ import { UPSTREAM_ORIGIN } from './servers';
 const PAGES = ['/connection', '/schemas', '/schemas/sales', '/runs', '/runs/echo-assistant', '/runs/hr-policy-form'];
 const EVERYTHING = 'sandbox-everything-7e2a5c8d1b4f9063';
 
-const violations: string[] = [];
+let violations: string[] = [];
 
 test.beforeEach(async ({ page }) => {
-  violations.length = 0;
-  // Reported to this process as they happen, so a navigation does not lose them.
-  await page.exposeFunction('__reportCspViolation', (v: string) => violations.push(v));
-  // Before any of the page's own scripts: a violation during start-up counts too.
-  // A string, not a function: the e2e sources are type-checked without the DOM library.
-  await page.addInitScript(`
-    document.addEventListener('securitypolicyviolation', (e) => {
-      window.__reportCspViolation(location.pathname + ': ' + e.violatedDirective + ' blocked ' + (e.blockedURI || '(inline)') + ' at ' + e.sourceFile + ':' + e.lineNumber);
-    });
-  `);
-  const aboutPolicy = /Content Security Policy|unsafe-eval|unsafe-inline|EvalError|Refused to (execute|evaluate|load|apply)/i;
-  page.on('console', (m) => {
-    if (m.type() === 'error' && aboutPolicy.test(m.text())) violations.push(`console: ${m.text()}`);
-  });
-  page.on('pageerror', (e) => {
-    if (aboutPolicy.test(`${e.name}: ${e.message}`)) violations.push(`page error: ${e.name}: ${e.message}`);
-  });
+  violations = await watchCsp(page);
 });
 
 test.afterEach(async ({ page }) => {
-  // A violation is reported in a task of its own: let the last ones arrive.
-  await page.evaluate('new Promise((resolve) => setTimeout(resolve, 100))').catch(() => undefined);
+  await settle(page);
   expect(violations, 'CSP violations').toEqual([]);
 });
 
