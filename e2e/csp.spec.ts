@@ -101,6 +101,7 @@ test('the policy is enforced: an inline script is blocked and reported', async (
 });
 
 test('every page carries the headers and runs without a CSP violation, on this origin', async ({ page, connection }) => {
+  test.setTimeout(60_000);
   await connection.open();
   await connection.setToken(EVERYTHING);
   for (const path of PAGES) {
@@ -110,6 +111,7 @@ test('every page carries the headers and runs without a CSP violation, on this o
 });
 
 test('connection: a token checked, a sandbox token minted into a new profile, profiles switched, a direct instance', async ({ connection, page }) => {
+  test.setTimeout(60_000);
   await visit(page, '/connection');
   await connection.setToken(AGENT_TOKENS.agents);
   await expect(connection.panel.getByRole('status', { name: 'Token check' })).toHaveText('The service accepts this token; it may run agents.');
@@ -280,6 +282,7 @@ test('a durable run with a tool approval, on its own page and after a reload', a
 });
 
 test('directly to an instance, the browser may still call it: no CSP violation', async ({ page, connection }) => {
+  test.setTimeout(60_000);
   await connection.open();
   await connection.connectVia('direct', UPSTREAM_ORIGIN);
   await connection.setToken(EVERYTHING);
