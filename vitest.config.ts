@@ -2,7 +2,7 @@ import { playwright } from '@vitest/browser-playwright';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
 import { chromiumPath } from './scripts/chromium.mjs';
-import { referenceService } from './src/service/vite-plugin.ts';
+import { referenceService, specLensValidators } from './src/service/vite-plugin.ts';
 
 // Separate from vite.config.ts so tests never start the reference service on the
 // default data directory through the Vite plugin.
@@ -12,6 +12,7 @@ export default defineConfig({
     hookTimeout: 20_000,
     projects: [
       {
+        plugins: [specLensValidators()],
         test: {
           name: 'node',
           include: ['src/**/*.test.ts'],
@@ -21,13 +22,13 @@ export default defineConfig({
       {
         // Components and hooks, in the system Chromium, against a real reference service on
         // the test page's own origin (a throw-away database): real fetch, streams, IndexedDB.
-        plugins: [react(), referenceService({ memory: true, rateLimitPerMinute: 0 }, [])],
+        plugins: [react(), referenceService({ memory: true, rateLimitPerMinute: 0 }, []), specLensValidators()],
         // Pre-bundled up front: a dependency found mid-run makes Vite reload the page, and a
         // test then sees two copies of React.
         optimizeDeps: {
           include: [
             'react', 'react/jsx-dev-runtime', 'react-dom', 'react-dom/client', 'react-router', '@tanstack/react-query', '@tanstack/react-virtual',
-            'react-hook-form', 'idb-keyval', 'ajv', 'ajv-formats', '@microsoft/fetch-event-source', '@testing-library/react', '@testing-library/user-event',
+            'react-hook-form', 'idb-keyval', '@cfworker/json-schema', 'ajv-formats/dist/formats', '@microsoft/fetch-event-source', '@testing-library/react', '@testing-library/user-event',
             '@testing-library/dom',
           ],
         },
@@ -41,7 +42,8 @@ export default defineConfig({
             provider: playwright({
               launchOptions: {
                 executablePath: chromiumPath(),
-                args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+                // --expose-gc: the memory test of the run form's validator asks for a full collection.
+                args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--js-flags=--expose-gc'],
               },
             }),
             instances: [{ browser: 'chromium' }],

@@ -62,7 +62,10 @@ export const MESSAGES_SCHEMA: JsonSchema = {
   },
 };
 
-/** The parts of an Ajv error this mapping reads (structural, so contract needs no Ajv import). */
+/**
+ * The parts of an Ajv error this mapping reads (structural, so contract needs no Ajv import):
+ * the service's Ajv errors, and the page's own checker's, which restates its findings as Ajv's.
+ */
 export interface SchemaError {
   keyword: string;
   instancePath: string;

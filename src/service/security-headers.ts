@@ -1,7 +1,7 @@
 /**
  * Headers for every page of the console (`npm start`, `npm run dev`, and what README asks
  * of a static deployment of dist/). The page holds bearer tokens, so: no inline script, no
- * framing, no referrer, no sniffing.
+ * code compiled from strings, no framing, no referrer, no sniffing. No `'unsafe-` keyword.
  */
 
 export interface PagePolicyOptions {
@@ -13,9 +13,10 @@ export function contentSecurityPolicy(options: PagePolicyOptions = {}): string {
   const nonce = options.dev ? ` 'nonce-${options.dev.nonce}'` : '';
   return [
     "default-src 'self'",
-    // 'unsafe-eval': Ajv compiles an agent's input schema into a function (new Function) to check
-    // the run form; there is no inline script. Drop it once the browser validates without eval.
-    `script-src 'self' 'unsafe-eval'${nonce}`,
+    // No 'unsafe-eval': nothing in the page compiles code. The spec lens's validators are
+    // compiled when the console is built (spec-validators.ts), and the run form checks an
+    // agent's input schema with a validator that walks it (lib/schema-check.ts).
+    `script-src 'self'${nonce}`,
     `style-src 'self'${nonce}`,
     "img-src 'self' data:",
     "font-src 'self'",

@@ -7,6 +7,7 @@ import { serviceOptionsFromEnv, upstreamProxyOptionsFromEnv, upstreamsFromEnv } 
 import { hardenServer, serviceMiddleware, type Middleware } from './node.ts';
 import { isAllowedHost } from './request-guard.ts';
 import { pageSecurityHeaders } from './security-headers.ts';
+import { SPEC_FILES, specValidatorsModule } from './spec-validators.ts';
 import { REFUSALS, UPSTREAM_PREFIX, upstreamProxy, type UpstreamProxyOptions } from './upstream-proxy.ts';
 
 /** A Vite headers setting as plain strings. */
@@ -102,6 +103,28 @@ export function pageSecurity(): Plugin {
       // each with this nonce, new at every start. Builds have no inline code and need none.
       const nonce = randomBytes(18).toString('base64');
       return { server: { headers: pageSecurityHeaders({ dev: { nonce } }) }, html: { cspNonce: nonce } };
+    },
+  };
+}
+
+const VALIDATORS_ID = 'virtual:spec-lens-validators';
+
+/**
+ * `virtual:spec-lens-validators`: the spec lens's validators as Ajv standalone code, compiled
+ * from src/contract/spec when the module is first asked for (build, dev server, tests), so
+ * the page never compiles code and its policy needs no 'unsafe-eval'.
+ */
+export function specLensValidators(): Plugin {
+  const resolved = `\0${VALIDATORS_ID}`;
+  return {
+    name: 'spec-lens-validators',
+    resolveId(id) {
+      return id === VALIDATORS_ID ? resolved : undefined;
+    },
+    load(id) {
+      if (id !== resolved) return undefined;
+      for (const file of SPEC_FILES) this.addWatchFile(file);
+      return specValidatorsModule();
     },
   };
 }

@@ -4,7 +4,7 @@
  * report where the spec leaves `additionalProperties` open, as OpenAPI does by default).
  */
 import type { ErrorObject } from 'ajv';
-import { deref, escapePointerToken, isObject, type Json, type JsonObject, type SpecDoc } from './openapi';
+import { deref, escapePointerToken, isObject, type Json, type JsonObject, type SpecDoc } from '../../contract/openapi';
 
 export interface Difference {
   /** RFC 6901 pointer into the answer ('' is the whole answer). */

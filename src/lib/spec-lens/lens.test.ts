@@ -1,7 +1,9 @@
+import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import platform from '../../contract/spec/platform.json';
-import { loadLens, SpecLens, type LensAnswer, type LensResult } from './lens';
-import type { JsonObject, SpecDoc } from './openapi';
+import { loadLens, SpecLens, type LensAnswer, type LensResult, type SpecValidate } from './lens';
+import { isObject, SPEC_AJV_OPTIONS, specBase, specDocumentSchema, toJsonSchema, validationTargets, type JsonObject, type NamedSpec, type SpecDoc } from '../../contract/openapi';
 import { summarize } from './summary';
 
 const lens = await loadLens();
@@ -13,6 +15,27 @@ const answer = (method: string, url: string, status: number, contentType: string
   contentType,
   body: typeof body === 'string' ? body : JSON.stringify(body),
 });
+
+/**
+ * A lens over specs made up for one test. The page only ever uses validators compiled at
+ * build time (src/service/spec-validators.ts); a made-up spec is compiled here, in Node,
+ * with the same options and the same list of schemas.
+ */
+function lensOver(specs: NamedSpec[]): SpecLens {
+  const ajv = new Ajv(SPEC_AJV_OPTIONS);
+  addFormats(ajv);
+  const validators: Record<string, Record<string, SpecValidate>> = {};
+  for (const spec of specs) {
+    ajv.addSchema(specDocumentSchema(spec));
+    validators[spec.name] = Object.fromEntries(
+      validationTargets(spec.doc).map(({ key, schema }) => {
+        const converted = toJsonSchema(schema, specBase(spec.name));
+        return [key, ajv.compile(isObject(converted) ? converted : {})];
+      }),
+    );
+  }
+  return new SpecLens(specs, validators);
+}
 
 const differences = (result: LensResult) => (result.kind === 'checked' ? result.differences.map((d) => `${d.severity} ${d.pointer} ${d.text}`) : result.reason);
 
@@ -47,6 +70,32 @@ describe('answers that match the public schema', () => {
   it('says what it checked against', () => {
     const result = lens.checkAnswer(REAL[0]![1]);
     expect(result.kind === 'checked' && result.against).toBe('GET /rest/api/index/custom-metadata/schema/{groupName} → 200 application/json, schema CustomMetadataSchema (indexing.json)');
+  });
+});
+
+describe('validators compiled at build time', () => {
+  // Every documented JSON body of every operation, as an answer the lens is asked to check:
+  // each must find its validator among those the build compiled, none may fall back.
+  const documented = lens.specs.flatMap(({ name, doc }) =>
+    Object.entries(doc.paths).flatMap(([template, item]) =>
+      Object.entries(item).flatMap(([method, operation]) =>
+        Object.entries((operation.responses ?? {}) as JsonObject).flatMap(([status, response]) => {
+          const resolved = isObject(response) && typeof response.$ref === 'string' ? (doc.components?.responses?.[response.$ref.split('/').at(-1)!] ?? {}) : response;
+          const content = isObject(resolved) && isObject(resolved.content) ? resolved.content : {};
+          return Object.keys(content)
+            .filter((type) => type.includes('json'))
+            .map((type) => [`${name} ${method.toUpperCase()} ${template} ${status} ${type}`, answer(method.toUpperCase(), `${doc['x-base-path']}${template.replace(/\{[^}]+\}/g, 'x')}`, /^\d+$/.test(status) ? Number(status) : status === 'default' ? 599 : Number(`${status[0]}99`), type, '{}')] as const);
+        }),
+      ),
+    ),
+  );
+
+  it('covers many answers', () => expect(documented.length).toBeGreaterThan(30));
+
+  it.each(documented)('%s', (_, a) => {
+    const result = lens.checkAnswer(a);
+    expect(result.kind).toBe('checked');
+    expect(differences(result)).not.toContainEqual(expect.stringContaining('built without a validator'));
   });
 });
 
@@ -171,7 +220,7 @@ describe('streamed events', () => {
     // event's data against it. This copy adds it the way the example shows it.
     const doc = structuredClone(platform) as unknown as SpecDoc;
     doc.components!.schemas!.AgentRunFailedEventData = { type: 'object', required: ['error'], properties: { error: { $ref: '#/components/schemas/ProblemDetail' } } };
-    const newer = new SpecLens([{ name: 'platform', doc }]);
+    const newer = lensOver([{ name: 'platform', doc }]);
 
     it('a real run.failed event matches', () => {
       const result = newer.checkEvent(platformRun, 'run.failed', JSON.stringify(failed));
@@ -216,7 +265,7 @@ describe('OpenAPI 3.0 schemas Ajv cannot read as they are', () => {
       },
     },
   };
-  const small = new SpecLens([{ name: 'x', doc }]);
+  const small = lensOver([{ name: 'x', doc }]);
   const check = (body: unknown) => differences(small.checkAnswer(answer('GET', '/x/t', 200, 'application/json', body)));
 
   it('reads nullable as "or null", also beside a $ref and an enum', () => {

@@ -1,12 +1,13 @@
 /**
  * The spec lens: checks an answer, or one streamed event's data, against the vendor's public
  * OpenAPI schema of its operation (src/contract/spec) and says in words what differs.
- * The spec files and Ajv are loaded on first use (`loadLens`), in chunks of their own.
+ * The spec files and their validators are loaded on first use (`loadLens`), in chunks of
+ * their own. The validators are Ajv's, compiled when the console is built
+ * (src/service/spec-validators.ts): the page's policy forbids compiling code in the page.
  */
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
+import type { ErrorObject } from 'ajv';
 import { describeErrors, undocumented, type Difference } from './differences';
-import { isObject, toJsonSchema, type Json, type NamedSpec, type SpecDoc } from './openapi';
+import { isObject, LENS_SPECS, type Json, type NamedSpec, type SpecDoc } from '../../contract/openapi';
 import { essenceOf, findMedia, findOperation, findResponse, isJsonType, type OperationMatch } from './operations';
 
 export type { Difference } from './differences';
@@ -60,30 +61,25 @@ export function documentedEvents(mediaSchema: Json): { mentioned: Set<string>; d
   return { mentioned, dataSchemas };
 }
 
-export class SpecLens {
-  private readonly validators = new Map<string, { ajv: Ajv; base: string; compiled: Map<string, ValidateFunction> }>();
+/** A compiled validator: true when the value fits, else false with Ajv's errors (verbose). */
+export interface SpecValidate {
+  (value: unknown): boolean;
+  errors?: ErrorObject[] | null;
+}
 
-  constructor(readonly specs: readonly NamedSpec[]) {
-    for (const { name, doc } of specs) {
-      // verbose: the sentences quote the value that differs. logger off: the vendor's
-      // unknown formats are ignored, not warned about in the console.
-      const ajv = new Ajv({ strict: false, allErrors: true, verbose: true, logger: false });
-      addFormats(ajv);
-      const base = `https://spec.invalid/${name}.json`;
-      const schemas = Object.fromEntries(Object.entries(doc.components?.schemas ?? {}).map(([k, v]) => [k, toJsonSchema(v, base)]));
-      ajv.addSchema({ $id: base, components: { schemas } }, base);
-      this.validators.set(name, { ajv, base, compiled: new Map() });
-    }
-  }
+/** Spec name → the key of a schema (validationTargets in contract/openapi.ts) → its validator. */
+export type SpecValidators = Readonly<Record<string, Readonly<Record<string, SpecValidate>>>>;
+
+export class SpecLens {
+  constructor(
+    readonly specs: readonly NamedSpec[],
+    private readonly validators: SpecValidators,
+  ) {}
 
   private validate(spec: NamedSpec, key: string, schema: Json, value: unknown): Difference[] {
-    const v = this.validators.get(spec.name)!;
-    let fn = v.compiled.get(key);
-    if (!fn) {
-      const converted = toJsonSchema(schema, v.base);
-      fn = v.ajv.compile(isObject(converted) ? converted : {});
-      v.compiled.set(key, fn);
-    }
+    const fn = this.validators[spec.name]?.[key];
+    // Every schema of the vendored spec is compiled at build time; a miss is a build that did not.
+    if (!fn) return [error('', `The console was built without a validator for ${spec.name}.json ${key}; it cannot check this answer.`)];
     const errors = fn(value) ? [] : describeErrors(fn.errors ?? []);
     return [...errors, ...undocumented(spec.doc, schema, value)];
   }
@@ -147,19 +143,21 @@ const order = (list: Difference[]) => [...list.filter((d) => d.severity === 'err
 
 let loading: Promise<SpecLens> | undefined;
 
-/** The lens over the vendored spec, loaded once, lazily: the files are ~60 kB of JSON the first page does not need. */
+/** The lens over the vendored spec, loaded once, lazily: the files and their validators are chunks the first page does not need. */
 export function loadLens(): Promise<SpecLens> {
   loading ??= Promise.all([
     import('../../contract/spec/indexing.json'),
     import('../../contract/spec/client_rest.json'),
     import('../../contract/spec/platform.json'),
+    import('virtual:spec-lens-validators'),
   ]).then(
-    ([indexing, clientRest, platform]) =>
-      new SpecLens([
-        { name: 'indexing', doc: indexing.default as unknown as SpecDoc },
-        { name: 'client_rest', doc: clientRest.default as unknown as SpecDoc },
-        { name: 'platform', doc: platform.default as unknown as SpecDoc },
-      ]),
+    ([indexing, clientRest, platform, { validators }]) => {
+      const docs: Record<(typeof LENS_SPECS)[number], unknown> = { indexing: indexing.default, client_rest: clientRest.default, platform: platform.default };
+      return new SpecLens(
+        LENS_SPECS.map((name) => ({ name, doc: docs[name] as SpecDoc })),
+        validators,
+      );
+    },
     (err: unknown) => {
       // A chunk that failed to load (a deploy replaced it, the network blinked) may load next time.
       loading = undefined;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import clientRest from '../../contract/spec/client_rest.json';
 import indexing from '../../contract/spec/indexing.json';
 import platform from '../../contract/spec/platform.json';
-import type { NamedSpec, SpecDoc } from './openapi';
+import type { NamedSpec, SpecDoc } from '../../contract/openapi';
 import { findMedia, findOperation, findResponse } from './operations';
 
 const SPECS: NamedSpec[] = [

@@ -3,7 +3,7 @@
  * the public spec that documents it: the operation, the response, the media type and its
  * schema.
  */
-import { deref, escapePointerToken, isObject, type Json, type JsonObject, type NamedSpec } from './openapi';
+import { deref, isObject, responseMediaPointer, type Json, type JsonObject, type NamedSpec } from '../../contract/openapi';
 
 export interface OperationMatch {
   spec: NamedSpec;
@@ -107,7 +107,7 @@ export interface MediaMatch {
   /** The media type the documentation lists for this answer. */
   mediaType: string;
   schema: Json;
-  /** A JSON pointer into the spec file, for the badge's "checked against" line. */
+  /** Where the schema sits in the spec file (a JSON pointer): the name of its build-time validator. */
   pointer: string;
   /** The documented media type when the answer came with another one. */
   mismatch?: string;
@@ -128,14 +128,10 @@ export function findMedia(match: OperationMatch, response: ResponseMatch, conten
   const chosen = exact ?? entries.find(fitsWanted);
   if (!chosen) return undefined;
   const [mediaType, media] = chosen as [string, JsonObject];
-  const statusKey = response.statusKey;
-  const responses = match.operation.responses as JsonObject;
-  const ref = isObject(responses[statusKey]) && typeof (responses[statusKey] as JsonObject).$ref === 'string' ? ((responses[statusKey] as JsonObject).$ref as string) : undefined;
-  const base = ref ? ref.slice(1) : `/paths/${escapePointerToken(match.template)}/${match.method.toLowerCase()}/responses/${statusKey}`;
   return {
     mediaType,
     schema: media.schema!,
-    pointer: `${base}/content/${escapePointerToken(mediaType)}/schema`,
+    pointer: responseMediaPointer(match.operation.responses as JsonObject, match.template, match.method, response.statusKey, mediaType),
     mismatch: exact || !essence ? undefined : mediaType,
   };
 }

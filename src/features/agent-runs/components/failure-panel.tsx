@@ -1,3 +1,4 @@
+import { InstanceLink } from '../../../components/instance-link';
 import type { RunFailure } from '../model/run-machine';
 
 /** How a run failed, as it reported it: a run.failed event, a legacy error message, a wait answer's error, a durable run's error. */
@@ -18,9 +19,7 @@ export function FailurePanel({ failure }: { failure: RunFailure }) {
       )}
       {failure.documentationUrl && (
         <p>
-          <a href={failure.documentationUrl} target="_blank" rel="noreferrer noopener">
-            Documentation for this error
-          </a>
+          <InstanceLink href={failure.documentationUrl}>Documentation for this error</InstanceLink>
         </p>
       )}
     </div>

@@ -1,6 +1,7 @@
 import { isProblemDetail } from '../../../contract/problem';
 import type { ApiError } from '../../../lib/api-client';
 import { ErrorDetails } from '../../../components/error-details';
+import { InstanceLink } from '../../../components/instance-link';
 import { asksForDurableRun } from '../model/durable-words';
 
 interface Suggestion {
@@ -102,9 +103,7 @@ export function Refusal({ error, onRunAsDurable }: { error: ApiError; onRunAsDur
       )}
       {documentation && (
         <p>
-          <a href={documentation} target="_blank" rel="noreferrer noopener">
-            Documentation for this error
-          </a>
+          <InstanceLink href={documentation}>Documentation for this error</InstanceLink>
         </p>
       )}
       {error.requestId && (

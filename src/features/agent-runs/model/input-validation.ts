@@ -1,31 +1,41 @@
-import { Ajv, type ValidateFunction } from 'ajv';
 import type { JsonSchema } from '../../../contract/agents';
 import { completeInputSchema, inputProblemsOf } from '../../../contract/agent-input';
+import { compileSchemaCheck, type SchemaCheck } from '../../../lib/schema-check';
 import { formPathOf } from './schema-form';
 
-const ajv = new Ajv({ allErrors: true, strict: false });
-const cache = new WeakMap<JsonSchema, ValidateFunction | Error>();
+/**
+ * One check per schema object, held only as long as the schema is: a form whose fields are
+ * edited by hand makes a new schema at every edit, and the checks of the old ones must go
+ * with them (Ajv's instance kept every schema it ever compiled).
+ */
+const checks = new WeakMap<JsonSchema, SchemaCheck | Error>();
 
-/** Compiles the agent's schema as the API applies it: every field present. */
-function validatorOf(schema: JsonSchema): ValidateFunction | Error {
-  let v = cache.get(schema);
-  if (!v) {
+/** The check of the agent's schema as the API applies it: every field present. */
+function checkOf(schema: JsonSchema): SchemaCheck | Error {
+  let check = checks.get(schema);
+  if (!check) {
     try {
-      v = ajv.compile(completeInputSchema(schema));
+      check = compileSchemaCheck(completeInputSchema(schema));
     } catch (err) {
-      v = err instanceof Error ? err : new Error(String(err));
+      check = err instanceof Error ? err : new Error(String(err));
     }
-    cache.set(schema, v);
+    checks.set(schema, check);
   }
-  return v;
+  return check;
 }
 
 /** Problems with `input`, keyed by form path ('' for the whole object). */
 export function validateInput(schema: JsonSchema, input: Record<string, unknown>): Record<string, string> {
-  const validate = validatorOf(schema);
-  if (validate instanceof Error) return { '': `The agent's input schema cannot be checked here: ${validate.message}` };
-  if (validate(input)) return {};
+  const check = checkOf(schema);
+  if (check instanceof Error) return { '': `The agent's input schema cannot be checked here: ${check.message}` };
+  let errors;
+  try {
+    errors = check(input);
+  } catch (err) {
+    // A reference to nothing is found only once a value reaches it.
+    return { '': `The agent's input schema cannot be checked here: ${err instanceof Error ? err.message : String(err)}` };
+  }
   const out: Record<string, string> = {};
-  for (const p of inputProblemsOf(validate.errors, '', input)) out[formPathOf(p.pointer)] ??= p.fieldMessage;
+  for (const p of inputProblemsOf(errors, '', input)) out[formPathOf(p.pointer)] ??= p.fieldMessage;
   return out;
 }

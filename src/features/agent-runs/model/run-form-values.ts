@@ -32,7 +32,7 @@ export function runParts(values: RunFormValues, fields: FormField[], takesMessag
 /** Where a problem with the whole input (an uncompilable schema) is kept: `errors.root.schema`. */
 export const SCHEMA_ERROR = 'schema';
 
-/** Validates the complete input object with Ajv against the agent's schema, as the API will. */
+/** Validates the complete input object against the agent's schema, as the API will, with Ajv's messages (lib/schema-check). */
 export function runFormResolver(schema: JsonSchema, fields: FormField[], takesMessages: boolean): Resolver<RunFormValues> {
   return (values) => {
     const errors: FieldErrors<RunFormValues> = {};

@@ -1,6 +1,8 @@
 /**
- * The parts of an OpenAPI 3.0 document the spec lens reads, and the conversion of its
- * schemas into JSON Schema (draft-07) that Ajv compiles.
+ * The parts of an OpenAPI 3.0 document the spec lens reads, the conversion of its schemas
+ * into JSON Schema (draft-07) that Ajv compiles, and the list of schemas the lens validates
+ * against. Here, not in the lens, because the build compiles those validators ahead of time
+ * (src/service/spec-validators.ts) and the page's policy forbids compiling them in the page.
  */
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -96,4 +98,71 @@ export function toJsonSchema(node: Json, base: string): Json {
   // Not `anyOf: [out, null]`: a non-null value that breaks `out` would then read as "fits
   // none of the shapes" instead of saying what in it differs.
   return { if: { type: 'null' }, then: true, else: out };
+}
+
+/** The vendored spec files (src/contract/spec/<name>.json) the spec lens checks answers against. */
+export const LENS_SPECS = ['indexing', 'client_rest', 'platform'] as const;
+
+/** The `$id` each spec document is known by to Ajv; the lens's `$ref`s are made absolute against it. */
+export const specBase = (name: string) => `https://spec.invalid/${name}.json`;
+
+/** The document Ajv holds for a spec: its component schemas as JSON Schema, under `specBase(name)`. */
+export function specDocumentSchema({ name, doc }: NamedSpec): JsonObject {
+  const base = specBase(name);
+  const schemas = Object.fromEntries(Object.entries(doc.components?.schemas ?? {}).map(([k, v]) => [k, toJsonSchema(v, base)]));
+  return { $id: base, components: { schemas } };
+}
+
+/**
+ * Ajv's options for the lens. verbose: the sentences quote the value that differs. logger
+ * off: the vendor's unknown formats are ignored, not warned about.
+ */
+export const SPEC_AJV_OPTIONS = { strict: false, allErrors: true, verbose: true, logger: false } as const;
+
+const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace']);
+
+/**
+ * Where the schema of one documented response body sits in the spec file, as a JSON pointer:
+ * under the operation, or under `components/responses` when the operation refers to a shared
+ * response. The lens names its validators by it.
+ */
+export function responseMediaPointer(responses: JsonObject, template: string, method: string, statusKey: string, mediaType: string): string {
+  const entry = responses[statusKey];
+  const ref = isObject(entry) && typeof entry.$ref === 'string' ? entry.$ref : undefined;
+  const base = ref ? ref.slice(1) : `/paths/${escapePointerToken(template)}/${method.toLowerCase()}/responses/${statusKey}`;
+  return `${base}/content/${escapePointerToken(mediaType)}/schema`;
+}
+
+/** One schema the lens may check a value against, by the key it asks for it with. */
+export interface ValidationTarget {
+  key: string;
+  /** The OpenAPI schema; converted with toJsonSchema before it is compiled. */
+  schema: Json;
+}
+
+/**
+ * Every schema the lens may validate against in this spec: each documented response body
+ * (keyed by responseMediaPointer) and each component schema (keyed `#/components/schemas/X`,
+ * as a `$ref` to it, the way a streamed event's data is checked).
+ */
+export function validationTargets(doc: SpecDoc): ValidationTarget[] {
+  const targets = new Map<string, Json>();
+  for (const [template, item] of Object.entries(doc.paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      if (!HTTP_METHODS.has(method) || !isObject(operation.responses)) continue;
+      const responses = operation.responses;
+      for (const statusKey of Object.keys(responses)) {
+        const content = deref(doc, responses[statusKey])?.content;
+        if (!isObject(content)) continue;
+        for (const [mediaType, media] of Object.entries(content)) {
+          if (isObject(media) && media.schema !== undefined) targets.set(responseMediaPointer(responses, template, method, statusKey, mediaType), media.schema);
+        }
+      }
+    }
+  }
+  for (const name of Object.keys(doc.components?.schemas ?? {})) {
+    const ref = `#/components/schemas/${escapePointerToken(name)}`;
+    targets.set(ref, { $ref: ref });
+  }
+  return [...targets].map(([key, schema]) => ({ key, schema }));
 }
