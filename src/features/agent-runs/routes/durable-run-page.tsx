@@ -5,6 +5,7 @@ import { ApiError } from '../../../lib/api-client';
 import { useConnection } from '../../../lib/connection';
 import { useCancelDurableRun, useDurableRun, useRespondToDurableRun } from '../api/durable-run';
 import { Approvals } from '../components/approvals';
+import { DurableActionsCode } from '../components/durable-actions-code';
 import { untilText } from '../model/durable-follow';
 import { PageTitle } from '../../../components/page-title';
 import { ConnectionProblem } from '../../../components/connection-problem';
@@ -198,6 +199,7 @@ export function DurableRunPage() {
               </p>
             )}
           </section>
+          <DurableActionsCode agentId={agentId} run={run} />
 
           <section aria-labelledby={`${headingId}-output`}>
             <div className="toolbar">
