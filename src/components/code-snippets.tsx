@@ -18,7 +18,8 @@ function serverUrlOf(baseUrl: string): string {
 /**
  * A request as code: curl, JavaScript fetch, or TypeScript with the official client. The
  * token is read from the environment (TOKEN, in every language) unless "Include token" is
- * ticked; even then the code on screen shows it masked and only the clipboard gets the real one. The chosen language is remembered.
+ * ticked; even then the code on screen shows it masked and only the clipboard gets the real
+ * one. The chosen language is remembered.
  */
 export function CodeSnippets({ call, connection }: { call: ApiCall; connection: { baseUrl: string; token?: string; screenShare: boolean } }) {
   const id = useId();

@@ -38,7 +38,7 @@ export function curlSnippet(call: ApiCall, options: SnippetOptions): string {
   if (call.op !== 'run') lines.push(`RUN_ID=${shellQuote(call.runId)}`);
   lines.push(`# ${FIRST_STEP[call.op]}`, `RUN=$(${command(http, url, options, true)})`);
   // The 201 is read for its run_id only, to read the run with: never to POST again.
-  if (call.op === 'run') lines.push(SHELL_RUN_ID, 'echo "run_id: $RUN_ID"');
+  if (call.op === 'run') lines.push(SHELL_RUN_ID, `printf 'run_id: %s\\n' "$RUN_ID"`);
   const runUrl = `${shellQuote(`${options.serverUrl}${durableRunPathPrefix(call.agentId)}`)}"$RUN_ID"`;
   const readAgain = command({ method: 'GET', path: '', stream: false, durable: true, headers: {} }, runUrl, options, true);
   return `${lines.join('\n')}\n\n${shellFollowLoop(readAgain, pausedHint(options.serverUrl, call.agentId))}`;

@@ -32,9 +32,9 @@ export function pausedHint(serverUrl: string, agentId: string): string[] {
 
 /** The `"name": "value"` members of a JSON text, one per line, as POSIX tools can pick them out (no jq needed). */
 function shellMembers(name: string, replacement: string): string {
-  // Splitting at `,` and `{` puts each member at the start of a line; a quote inside a string is
-  // escaped (\"), so text in the output can never pass for a member.
-  return `printf '%s\\n' "$RUN" | tr ',{' '\\n\\n' | sed -n 's/^ *"${name}": *"\\([^"]*\\)".*/${replacement}/p'`;
+  // Splitting at `,` and `{` puts each member at the start of a line, compact or pretty-printed
+  // JSON alike; a quote inside a string is escaped (\"), so text in the output never passes for a member.
+  return `printf '%s\\n' "$RUN" | tr ',{' '\\n\\n' | sed -n 's/^[[:space:]]*"${name}"[[:space:]]*:[[:space:]]*"\\([^"]*\\)".*/${replacement}/p'`;
 }
 
 /** The run's own state: the first `state` member, which is the run's (pending interactions carry none). */
@@ -54,9 +54,10 @@ export function shellFollowLoop(readAgain: string, hint: string[]): string {
     // No state: the answer was an error (or not a run); show it rather than read on blindly.
     `  if [ -z "$STATE" ]; then printf '%s\\n' "$RUN" >&2; break; fi`,
     '  if [ "$STATE" != "$LAST" ]; then',
-    '    echo "state: $STATE"',
+    `    printf 'state: %s\\n' "$STATE"`,
     `    if [ "$STATE" = ${PAUSED} ]; then`,
-    ...hint.map((line) => `      echo ${shellQuote(line)}`),
+    // printf, not echo: some shells' echo reads backslashes in the text as escapes.
+    ...hint.map((line) => `      printf '%s\\n' ${shellQuote(line)}`),
     `      ${shellMembers('interaction_id', '  pending: \\1')}`,
     '    fi',
     '    LAST=$STATE',

@@ -23,10 +23,12 @@ const DIR = join(ROOT, 'node_modules/.cache/snippet-run');
 const TSX = join(ROOT, 'node_modules/tsx/dist/cli.mjs');
 const LANGS: Language[] = ['curl', 'javascript', 'typescript'];
 /**
- * Each test takes seconds; the margin is for a loaded machine, where loading the official client
- * alone costs a Node process over a second of CPU.
+ * A snippet takes a second or a few (a durable one reads every second); the margin is for a
+ * loaded machine, where loading the official client alone costs a Node process over a second
+ * of CPU. A test's budget is this per snippet it runs one after the other.
  */
-const TIMEOUT = 120_000;
+const PER_SNIPPET = 60_000;
+const TIMEOUT = 2 * PER_SNIPPET;
 
 interface Outcome {
   code: number | null;
@@ -40,7 +42,7 @@ interface Running {
   done: Promise<Outcome>;
 }
 
-function start(command: string, args: string[], env: Record<string, string>): Running {
+function start(command: string, args: string[], env: Record<string, string>, budgetMs: number): Running {
   // Only what a shell needs, plus the token variable: nothing of this process's environment leaks in.
   const child = spawn(command, args, { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env }, cwd: DIR });
   let stdout = '';
@@ -52,7 +54,7 @@ function start(command: string, args: string[], env: Record<string, string>): Ru
   });
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   // A snippet that never ends (a follow loop that misses its end) is stopped, not left polling.
-  const stop = setTimeout(() => child.kill(), TIMEOUT - 5_000);
+  const stop = setTimeout(() => child.kill(), budgetMs);
   const done = new Promise<Outcome>((ok, fail) => {
     child.on('error', fail);
     child.on('close', (code) => {
@@ -60,7 +62,7 @@ function start(command: string, args: string[], env: Record<string, string>): Ru
       ok({ code, stdout, stderr });
     });
   });
-  const output = (pattern: RegExp, timeoutMs = TIMEOUT / 2) =>
+  const output = (pattern: RegExp, timeoutMs = PER_SNIPPET) =>
     new Promise<string>((ok, fail) => {
       const timer = setTimeout(() => {
         watchers.delete(check);
@@ -112,23 +114,23 @@ afterAll(() => {
 });
 
 /** The snippet of a call, written to a file and started as a user would: sh (POSIX, dash on Debian) or node. */
-function startSnippet(language: Language, { name, call }: NamedCall, env: Record<string, string>): Running {
+function startSnippet(language: Language, { name, call }: NamedCall, env: Record<string, string>, budgetMs = PER_SNIPPET): Running {
   const code = snippet(language, call, { serverUrl, token: 'never-used', includeToken: false });
   const base = `${language}-${name.replace(/\W+/g, '-')}-${Math.random().toString(36).slice(2, 8)}`;
   if (language === 'curl') {
     writeFileSync(join(DIR, `${base}.sh`), `set -e\n${code}\n`);
-    return start('sh', [`${base}.sh`], env);
+    return start('sh', [`${base}.sh`], env, budgetMs);
   }
   if (language === 'javascript') {
     writeFileSync(join(DIR, `${base}.mjs`), code);
-    return start(process.execPath, [`${base}.mjs`], env);
+    return start(process.execPath, [`${base}.mjs`], env, budgetMs);
   }
   // Type-checked in typecheck.test.ts; here compiled as tsc would and run by Node (tsx would
   // cost seconds per snippet in loading its loader).
   writeFileSync(join(DIR, `${base}.mts`), code);
   const js = ts.transpileModule(code, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText;
   writeFileSync(join(DIR, `${base}.ts.mjs`), js);
-  return start(process.execPath, [`${base}.ts.mjs`], env);
+  return start(process.execPath, [`${base}.ts.mjs`], env, budgetMs);
 }
 
 const runSnippet = (language: Language, named: NamedCall, env: Record<string, string>) => startSnippet(language, named, env).done;
@@ -186,7 +188,7 @@ const states = (stdout: string) => [...stdout.matchAll(/^state: (\w+)$/gm)].map(
 
 function expectClean(language: Language, outcome: Outcome) {
   expect(outcome.code, outcome.stderr).toBe(0);
-  // The shell's curls are silent but for errors: no progress meter on a terminal.
+  // The shell's curls are quiet (-sS): no progress meter among the states, only errors on stderr.
   if (language === 'curl') expect(outcome.stderr).toBe('');
 }
 
@@ -198,7 +200,7 @@ describe.concurrent.each(LANGS)('%s', (language) => {
       expect(outcome.code, `${call.name}: ${outcome.stderr}`).toBe(0);
       for (const pattern of EXPECTED[call.name]!) expect(outcome.stdout, call.name).toMatch(pattern);
     }
-  }, TIMEOUT);
+  }, metadataCalls('x').length * PER_SNIPPET);
 
   it.each(runCalls())('agent run with only TOKEN set: $name', async (call) => {
     const outcome = await runSnippet(language, call, withToken(DEMO.agents));
@@ -215,7 +217,7 @@ describe.concurrent.each(LANGS)('%s', (language) => {
 
   it('durable: a created run is followed through its pause, which says what to do; the approve snippet answers it and both end SUCCEEDED', async () => {
     const create = runCalls().find((c) => c.name === 'platform durable')!.call as Extract<ApiCall, { op: 'run' }>;
-    const creating = startSnippet(language, named('create expense', { ...create, agentId: 'expense-filer', path: platformRunsPath('expense-filer') }), withToken(DEMO.agents));
+    const creating = startSnippet(language, named('create expense', { ...create, agentId: 'expense-filer', path: platformRunsPath('expense-filer') }), withToken(DEMO.agents), TIMEOUT);
     const soFar = await creating.output(/pending: int_\w+/);
     expect(soFar).toMatch(/^state: REQUIRES_INPUT$/m);
     expect(soFar).toContain(`POST ${serverUrl}/api/agents/expense-filer/responses`);

@@ -227,7 +227,7 @@ describe('durable snippets follow the run to its end', () => {
     expect(curls.length).toBe(2);
     for (const c of curls) expect(c).toMatch(/^curl -sS --fail-with-body /);
     expect(code).toContain(`case $STATE in ${TERMINAL_STATES.join('|')}) printf '%s\\n' "$RUN"; break ;; esac`);
-    expect(code).toContain('echo "state: $STATE"');
+    expect(code).toContain(`printf 'state: %s\\n' "$STATE"`);
     expect(code).toContain('sleep 1');
     // A pause is not an end: the loop says where the decisions go and reads on.
     expect(code).toContain(`${serverUrl}/api/agents/${'agentId' in call ? call.agentId : ''}/responses`);
