@@ -1,5 +1,6 @@
 import { expect, test } from './fixtures';
 import { TOKENS } from './pages/connection';
+import { DurableRunPage } from './pages/durable';
 import { AGENT_TOKENS } from './pages/runs';
 import { CONSOLE_PORT } from './servers';
 
@@ -48,11 +49,11 @@ test('a run as code: tabs by keyboard, the TypeScript client snippet copied with
   expect(Math.abs(a!.y + a!.height / 2 - (b!.y + b!.height / 2))).toBeLessThan(4);
 
   await copy.click();
-  await expect(code.getByRole('status')).toHaveText('Copied; the token is redacted as process.env.GLEAN_TOKEN.');
+  await expect(code.getByRole('status')).toHaveText('Copied; the token is redacted as process.env.TOKEN.');
   const copied = await clipboard();
   expect(copied).toBe(await typescript.textContent());
   expect(copied).toContain("import { Glean } from '@gleanwork/api-client';");
-  expect(copied).toContain('apiToken: process.env.GLEAN_TOKEN');
+  expect(copied).toContain('apiToken: process.env.TOKEN');
   expect(copied).not.toContain(token);
 
   // With "Include token" the clipboard gets the token; the screen still shows it masked.
@@ -107,4 +108,87 @@ test('schema code is the request about to be sent: GET, DELETE while confirming,
   await expect(setCode).toContainText(`-X PUT ${docUrl}`);
   await expect(setCode).toContainText('"value": "draft"');
   await expect(removeCode).toContainText(`-X DELETE ${docUrl}`);
+});
+
+test("a durable run's page offers code for its decisions and its cancellation: its agent, run id and pending interaction ids, the token hidden unless asked", async ({
+  connection,
+  page,
+  request,
+  context,
+  shell,
+}) => {
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: CONSOLE_ORIGIN });
+  const clipboard = () => page.evaluate<string>('navigator.clipboard.readText()');
+  const token = AGENT_TOKENS.agents;
+  const headers = { Authorization: `Bearer ${token}` };
+  type Run = { run_id: string; state: string; pending_interactions: { interaction_id: string; display_name: string }[] };
+  const created = await request.post('/api/agents/trip-planner/runs', {
+    headers,
+    data: { messages: [{ role: 'USER', content: [{ type: 'text', text: 'Plan it' }] }], execution_mode: 'DURABLE' },
+  });
+  expect(created.status()).toBe(201);
+  const runId = ((await created.json()) as { run: Run }).run.run_id;
+  let paused: Run | undefined;
+  await expect
+    .poll(async () => {
+      paused = ((await (await request.get(`/api/agents/trip-planner/runs/${runId}`, { headers })).json()) as { run: Run }).run;
+      return paused.state;
+    })
+    .toBe('REQUIRES_INPUT');
+  const [flight, hotel] = paused!.pending_interactions.map((i) => i.interaction_id);
+
+  await connection.open();
+  await connection.setToken(token);
+  await page.goto(`/runs/trip-planner/${runId}`);
+  const run = new DurableRunPage(page);
+  await run.expectState('Waiting for your approval');
+
+  await page.getByText('Code for this run', { exact: true }).click();
+  const block = page.locator('details', { has: page.getByText('Code for this run', { exact: true }) });
+  const request_ = block.getByRole('group', { name: 'Request' });
+  const curl = block.getByLabel('curl command');
+  await expect(request_.getByRole('radio', { name: 'Approve all 2' })).toBeChecked();
+  await expect(curl).toContainText(`RUN_ID='${runId}'`);
+  await expect(curl).toContainText(`curl -sS --fail-with-body '${CONSOLE_ORIGIN}/api/agents/trip-planner/responses' \\`);
+  await expect(curl).toContainText(`"interaction_id": "${flight}",\n      "decision": "APPROVE"`);
+  await expect(curl).toContainText(`"interaction_id": "${hotel}",\n      "decision": "APPROVE"`);
+  // Followed to its end, by reading it.
+  await expect(curl).toContainText(`'${CONSOLE_ORIGIN}/api/agents/trip-planner/runs/'"$RUN_ID"`);
+  await expect(curl).toContainText('case $STATE in SUCCEEDED|FAILED|CANCELLED|EXPIRED)');
+  // The token hidden by default.
+  await expect(curl).toContainText('-H "Authorization: Bearer $TOKEN"');
+  await expect(block).not.toContainText(token);
+
+  await request_.getByRole('radio', { name: 'Approve only Book flight, reject the rest' }).check();
+  await expect(curl).toContainText(`"interaction_id": "${flight}",\n      "decision": "APPROVE"`);
+  await expect(curl).toContainText(`"interaction_id": "${hotel}",\n      "decision": "REJECT"`);
+  await request_.getByRole('radio', { name: 'Reject all 2' }).check();
+  await expect(curl).not.toContainText('"decision": "APPROVE"');
+
+  await request_.getByRole('radio', { name: 'Cancel' }).check();
+  await expect(curl).toContainText(`curl -sS --fail-with-body '${CONSOLE_ORIGIN}/api/agents/trip-planner/cancellations' \\`);
+  await expect(curl).toContainText(`"run_id": "${runId}"`);
+  await block.getByRole('tab', { name: 'TypeScript', exact: true }).click();
+  const typescript = block.getByLabel('TypeScript code');
+  await expect(typescript).toContainText(`await glean.agents.cancelRun({ run_id: '${runId}' }, 'trip-planner');`);
+  await expect(typescript).toContainText(`({ run } = await glean.agents.getRun('trip-planner', run.run_id));`);
+  await block.getByRole('button', { name: 'Copy TypeScript' }).click();
+  await expect(block.getByRole('status')).toHaveText('Copied; the token is redacted as process.env.TOKEN.');
+  expect(await clipboard()).toContain('apiToken: process.env.TOKEN');
+  expect(await clipboard()).not.toContain(token);
+  await block.getByLabel('Include token').check();
+  await expect(typescript).toContainText("apiToken: '••••••••'");
+  await expect(block).not.toContainText(token);
+  await block.getByRole('button', { name: 'Copy TypeScript' }).click();
+  expect(await clipboard()).toContain(`apiToken: '${token}'`);
+  await shell.expectNoAxeViolations();
+
+  // Answered (here, on the page): the decisions are gone from the code, following is what is left.
+  await run.decide('Book flight', 'Approve');
+  await run.decide('Book hotel', 'Reject');
+  await run.submit.click();
+  await run.expectState('Succeeded');
+  await expect(request_.getByRole('radio')).toHaveCount(1);
+  await expect(request_.getByRole('radio', { name: 'Follow it to its end (read only)' })).toBeChecked();
+  await expect(typescript).toContainText(`let { run } = await glean.agents.getRun('trip-planner', '${runId}');`);
 });

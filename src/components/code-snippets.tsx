@@ -1,5 +1,5 @@
 import { useId, useState } from 'react';
-import { LANGUAGES, MASKED_TOKEN, snippet, type ApiCall, type Language } from '../lib/snippets';
+import { LANGUAGES, MASKED_TOKEN, snippet, tokenPlaceholder, type ApiCall, type Language } from '../lib/snippets';
 import { local } from '../lib/storage';
 import { Tabs } from './tabs';
 
@@ -15,12 +15,11 @@ function serverUrlOf(baseUrl: string): string {
   return new URL(baseUrl || '/', window.location.href).href.replace(/\/$/, '');
 }
 
-const PLACEHOLDER: Record<Language, string> = { curl: '$TOKEN', javascript: 'process.env.GLEAN_TOKEN', typescript: 'process.env.GLEAN_TOKEN' };
-
 /**
  * A request as code: curl, JavaScript fetch, or TypeScript with the official client. The
- * token is a placeholder unless "Include token" is ticked; even then the code on screen shows
- * it masked and only the clipboard gets the real one. The chosen language is remembered.
+ * token is read from the environment (TOKEN, in every language) unless "Include token" is
+ * ticked; even then the code on screen shows it masked and only the clipboard gets the real
+ * one. The chosen language is remembered.
  */
 export function CodeSnippets({ call, connection }: { call: ApiCall; connection: { baseUrl: string; token?: string; screenShare: boolean } }) {
   const id = useId();
@@ -79,7 +78,7 @@ export function CodeSnippets({ call, connection }: { call: ApiCall; connection: 
           <label htmlFor={id}>Include token</label>
         </span>
         <span role="status" aria-live="polite">
-          {copied === 'ok' && (includeToken ? 'Copied, with the token.' : `Copied; the token is redacted as ${PLACEHOLDER[language]}.`)}
+          {copied === 'ok' && (includeToken ? 'Copied, with the token.' : `Copied; the token is redacted as ${tokenPlaceholder(language)}.`)}
           {copied === 'failed' && 'The browser refused clipboard access; select the code and copy it.'}
           {connection.screenShare && includeToken ? ' (masked on screen)' : ''}
         </span>

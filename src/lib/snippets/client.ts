@@ -4,8 +4,8 @@
  * use the client's.
  */
 import { jsString, jsValue } from './code';
-import { MOVING_STATES } from './fetch';
-import { ENV_TOKEN, type ApiCall, type SnippetOptions } from './request';
+import { FIRST_STEP, jsFollowLoop, pausedHint } from './follow';
+import { ENV_TOKEN, type ApiCall, type DurableRunCall, type SnippetOptions } from './request';
 
 export const CLIENT_PACKAGE = '@gleanwork/api-client';
 
@@ -15,7 +15,7 @@ function apiToken({ token, includeToken }: SnippetOptions): string {
 
 const print = (name: string) => `console.log(JSON.stringify(${name}, null, 2));`;
 
-function metadataCall(call: Exclude<ApiCall, { op: 'run' }>): string {
+function metadataCall(call: Exclude<ApiCall, { op: 'run' } | DurableRunCall>): string {
   const group = jsString(call.group);
   const at = '{ serverURL }';
   const calls = 'glean.indexing.customMetadata';
@@ -33,8 +33,29 @@ function metadataCall(call: Exclude<ApiCall, { op: 'run' }>): string {
   }
 }
 
+function followWithClient(agentId: string, options: SnippetOptions): string {
+  return jsFollowLoop([`({ run } = await glean.agents.getRun(${jsString(agentId)}, run.run_id));`], pausedHint(options.serverUrl, agentId), true);
+}
+
+/** respond, cancel, follow: one call of the client, then its getRun until the run ends. */
+function durableRunCall(call: DurableRunCall): string {
+  const agent = jsString(call.agentId);
+  switch (call.op) {
+    case 'respond':
+      return `let { run } = await glean.agents.respondToRun(${jsValue({ run_id: call.runId, responses: call.responses }, '')}, ${agent});`;
+    case 'cancel':
+      return `let { run } = await glean.agents.cancelRun({ run_id: ${jsString(call.runId)} }, ${agent});`;
+    case 'follow':
+      return `let { run } = await glean.agents.getRun(${agent}, ${jsString(call.runId)});`;
+  }
+}
+
 export function clientSnippet(call: ApiCall, options: SnippetOptions): string {
   const head = `// npm install ${CLIENT_PACKAGE}\nimport { Glean } from '${CLIENT_PACKAGE}';\n\n`;
+  if (call.op === 'respond' || call.op === 'cancel' || call.op === 'follow') {
+    const client = `const glean = new Glean({ apiToken: ${apiToken(options)}, serverURL: ${jsString(options.serverUrl)} });`;
+    return [head + client, `// ${FIRST_STEP[call.op]}`, durableRunCall(call), '', followWithClient(call.agentId, options)].join('\n');
+  }
   if (call.op !== 'run') {
     return [
       head + `const glean = new Glean({ apiToken: ${apiToken(options)} });`,
@@ -77,16 +98,13 @@ export function clientSnippet(call: ApiCall, options: SnippetOptions): string {
   if (call.mode === 'durable') {
     return [
       head + client,
+      `// ${FIRST_STEP.run}`,
       `const created = await glean.agents.createRun(${jsValue(call.body, '')}, ${agent});`,
       "if (typeof created === 'string' || !created.run || !('run_id' in created.run)) throw new Error('Expected the snapshot of a durable run.');",
-      '// 201: the run is stored and goes on without this connection. Follow it until it settles;',
-      '// REQUIRES_INPUT means it waits for tool approvals (glean.agents.respondToRun).',
       'let run = created.run;',
-      `while ([${MOVING_STATES.map(jsString).join(', ')}].includes(run.state)) {`,
-      '  await new Promise((resolve) => setTimeout(resolve, 1000));',
-      `  ({ run } = await glean.agents.getRun(${agent}, run.run_id));`,
-      '}',
-      print('run'),
+      'console.log(`run_id: ${run.run_id}`);',
+      '',
+      followWithClient(call.agentId, options),
     ].join('\n');
   }
   return [head + client, `const answer = await glean.agents.createRun(${jsValue(call.body, '')}, ${agent});`, print('answer')].join('\n');

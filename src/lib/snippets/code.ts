@@ -1,4 +1,4 @@
-/** Small helpers for writing JavaScript and TypeScript source. */
+/** Small helpers for writing shell, JavaScript and TypeScript source. */
 
 /** A single-quoted JavaScript string literal. */
 export function jsString(value: string): string {
@@ -8,4 +8,9 @@ export function jsString(value: string): string {
 /** A value as an object literal (JSON is valid JavaScript), its later lines indented to sit where it is written. */
 export function jsValue(value: unknown, indent: string): string {
   return JSON.stringify(value, null, 2).replace(/\n/g, `\n${indent}`);
+}
+
+/** A single-quoted POSIX shell word: nothing inside is expanded. */
+export function shellQuote(value: string): string {
+  return `'${value.replace(/'/g, `'\\''`)}'`;
 }

@@ -1,12 +1,10 @@
 /**
  * JavaScript with `fetch` (Node 20+ or a browser that allows the origin): the same request as
- * curl, streams read with eventsource-parser, durable runs followed until they settle.
+ * curl, streams read with eventsource-parser, durable runs read until they end.
  */
 import { jsString, jsValue } from './code';
+import { FIRST_STEP, jsFollowLoop, pausedHint } from './follow';
 import { durableRunPathPrefix, ENV_TOKEN, httpShape, type ApiCall, type SnippetOptions } from './request';
-
-/** States a durable run is still moving through; any other state is where the snippet stops. */
-export const MOVING_STATES = ['QUEUED', 'RUNNING', 'CANCELLING'];
 
 export function authValue({ token, includeToken }: SnippetOptions): string {
   return includeToken && token ? jsString(`Bearer ${token}`) : `\`Bearer \${${ENV_TOKEN}}\``;
@@ -45,22 +43,26 @@ export function fetchSnippet(call: ApiCall, options: SnippetOptions): string {
       '}',
     ].join('\n');
   }
-  if (http.durable && call.op === 'run') {
+  if (http.durable && 'agentId' in call) {
+    const runUrl = `${jsString(`${options.serverUrl}${durableRunPathPrefix(call.agentId)}`)} + encodeURIComponent(run.run_id)`;
     return [
+      `// ${FIRST_STEP[call.op]}`,
       `const response = await fetch(${url}, {\n${init}\n});`,
       `if (!response.ok) ${failed}`,
-      '// 201: the run is stored and goes on without this connection. Follow it until it settles;',
-      '// REQUIRES_INPUT means it waits for tool approvals (POST .../responses).',
       'let { run } = await response.json();',
-      `while ([${MOVING_STATES.map(jsString).join(', ')}].includes(run.state)) {`,
-      '  await new Promise((resolve) => setTimeout(resolve, 1000));',
-      `  const answer = await fetch(${jsString(`${options.serverUrl}${durableRunPathPrefix(call.agentId)}`)} + encodeURIComponent(run.run_id), {`,
-      `    headers: { Authorization: ${authValue(options)} },`,
-      '  });',
-      '  if (!answer.ok) throw new Error(`${answer.status} ${await answer.text()}`);',
-      '  ({ run } = await answer.json());',
-      '}',
-      'console.log(JSON.stringify(run, null, 2));',
+      ...(call.op === 'run' ? ['console.log(`run_id: ${run.run_id}`);'] : []),
+      '',
+      jsFollowLoop(
+        [
+          `const answer = await fetch(${runUrl}, {`,
+          `  headers: { Authorization: ${authValue(options)} },`,
+          '});',
+          'if (!answer.ok) throw new Error(`${answer.status} ${await answer.text()}`);',
+          '({ run } = await answer.json());',
+        ],
+        pausedHint(options.serverUrl, call.agentId),
+        false,
+      ),
     ].join('\n');
   }
   return [`const response = await fetch(${url}, {\n${init}\n});`, `if (!response.ok) ${failed}`, 'console.log(await response.text());'].join('\n');

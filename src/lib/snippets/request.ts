@@ -3,8 +3,9 @@
  * the official TypeScript client): the same description always yields the same method, URL
  * and body in each language.
  */
+import type { ApprovalResponse } from '../../contract/durable-runs';
 import type { CustomProperty, MetadataSchema } from '../../contract/metadata';
-import { platformRunPath } from '../../contract/run-paths';
+import { platformCancellationsPath, platformResponsesPath, platformRunPath } from '../../contract/run-paths';
 import { SSE_CONTENT_TYPE } from '../../contract/sse';
 
 export type RunFlavour = 'legacy' | 'platform';
@@ -17,13 +18,36 @@ export type ApiCall =
   | { op: 'putValues'; group: string; docId: string; values: CustomProperty[] }
   | { op: 'deleteValues'; group: string; docId: string }
   /** An agent run as the console sends it: `path` and `body` already written for the flavour and mode. */
-  | { op: 'run'; agentId: string; flavour: RunFlavour; mode: RunMode; path: string; body: Record<string, unknown> };
+  | { op: 'run'; agentId: string; flavour: RunFlavour; mode: RunMode; path: string; body: Record<string, unknown> }
+  /** Decisions on a paused durable run's pending tool approvals: one per pending interaction, in one batch. */
+  | { op: 'respond'; agentId: string; runId: string; responses: ApprovalResponse[] }
+  /** Asks a durable run to stop (cooperative: it may pass through CANCELLING). */
+  | { op: 'cancel'; agentId: string; runId: string }
+  /** Reads a durable run until it ends; sends nothing else. */
+  | { op: 'follow'; agentId: string; runId: string };
+
+/** The calls on an existing durable run: each sends (at most) one request, then reads the run until it ends. */
+export type DurableRunCall = Extract<ApiCall, { op: 'respond' | 'cancel' | 'follow' }>;
+
+/**
+ * Decisions on a paused run: APPROVE for `approve` ('all', or one interaction id), REJECT for
+ * every other pending interaction. The API takes the whole batch in one request (a decision
+ * for each pending interaction), so approving one is rejecting the rest.
+ */
+export function respondCall(agentId: string, runId: string, pending: readonly string[], approve: 'all' | 'none' | (string & {})): Extract<ApiCall, { op: 'respond' }> {
+  return {
+    op: 'respond',
+    agentId,
+    runId,
+    responses: pending.map((id) => ({ interaction_id: id, decision: approve === 'all' || approve === id ? 'APPROVE' : 'REJECT' })),
+  };
+}
 
 export interface SnippetOptions {
   /** Where the API lives, absolute, without a trailing slash (e.g. https://acme-be.glean.com). */
   serverUrl: string;
   token?: string;
-  /** When false (the default) the token is a placeholder: $TOKEN in a shell, process.env.GLEAN_TOKEN in code. */
+  /** When false (the default) the token is read from the TOKEN environment variable: $TOKEN in a shell, process.env.TOKEN in code. */
   includeToken: boolean;
 }
 
@@ -40,7 +64,7 @@ export interface HttpShape {
   body?: unknown;
   /** The answer is an event stream. */
   stream: boolean;
-  /** A durable run: created, then followed with GET until it settles. */
+  /** A durable run: created (or answered, or cancelled, or only read), then read with GET until it ends. */
   durable: boolean;
   headers: Record<string, string>;
 }
@@ -74,6 +98,12 @@ export function httpShape(call: ApiCall): HttpShape {
         headers: stream ? { Accept: SSE_CONTENT_TYPE } : {},
       };
     }
+    case 'respond':
+      return { ...plain, durable: true, method: 'POST', path: platformResponsesPath(call.agentId), body: { run_id: call.runId, responses: call.responses } };
+    case 'cancel':
+      return { ...plain, durable: true, method: 'POST', path: platformCancellationsPath(call.agentId), body: { run_id: call.runId } };
+    case 'follow':
+      return { ...plain, durable: true, method: 'GET', path: platformRunPath(call.agentId, call.runId) };
   }
 }
 
@@ -85,6 +115,16 @@ export function durableRunPathPrefix(agentId: string): string {
 
 /** Stands for the token on screen when "Include token" is ticked: the real one goes only to the clipboard. */
 export const MASKED_TOKEN = '••••••••';
-/** A shell variable, so the redacted command still runs once TOKEN is set. */
-export const SHELL_TOKEN = '$TOKEN';
-export const ENV_TOKEN = 'process.env.GLEAN_TOKEN';
+/**
+ * The one environment variable every snippet reads the token from, in every language, as the
+ * README mints it (`export TOKEN=$(npm run --silent token -- --scope …)`): so a redacted
+ * snippet runs once TOKEN is set, whichever language it is in.
+ */
+export const TOKEN_VARIABLE = 'TOKEN';
+export const SHELL_TOKEN = `$${TOKEN_VARIABLE}`;
+export const ENV_TOKEN = `process.env.${TOKEN_VARIABLE}`;
+
+/** Where the token comes from when it is not included, as each language writes it. */
+export function tokenPlaceholder(language: Language): string {
+  return language === 'curl' ? SHELL_TOKEN : ENV_TOKEN;
+}

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { TERMINAL_STATES } from '../../contract/durable-runs';
 import { httpShape } from './request';
-import { snippet, type ApiCall, type Language } from './index';
+import { respondCall, snippet, type ApiCall, type Language } from './index';
 import { everyCall } from './test-calls';
 
 const serverUrl = 'https://acme-be.glean.com';
@@ -28,8 +29,13 @@ function jsonAt(text: string, from: number): unknown {
   throw new Error(`No complete JSON value at ${from}`);
 }
 
-/** The shell words of a curl command, quotes removed (single quotes, double quotes, `\` continuations). */
-function shellWords(command: string): string[] {
+/**
+ * The shell words of the first curl command in a snippet, quotes removed (single quotes, double
+ * quotes, `\` continuations): up to the first unquoted end of line, or the `)` that closes the
+ * `$(…)` a durable snippet captures the answer with.
+ */
+function shellWords(code: string): string[] {
+  const command = code.slice(code.indexOf('curl '));
   const words: string[] = [];
   let word: string | null = null;
   for (let i = 0; i < command.length; i++) {
@@ -43,7 +49,8 @@ function shellWords(command: string): string[] {
       // A continuation joins lines; otherwise the next character is literal.
       if (command[i + 1] !== '\n') word = (word ?? '') + command[i + 1];
       i++;
-    } else if (/\s/.test(c)) {
+    } else if (c === '\n' || c === ')') break;
+    else if (/\s/.test(c)) {
       if (word !== null) words.push(word);
       word = null;
     } else word = (word ?? '') + c;
@@ -53,7 +60,7 @@ function shellWords(command: string): string[] {
 }
 
 function curlParts(command: string) {
-  const words = shellWords(command.split('\n\n')[0]!);
+  const words = shellWords(command);
   const headers = words.flatMap((w, i) => (words[i - 1] === '-H' ? [w] : []));
   const dataIndex = words.indexOf('--data-raw');
   const methodIndex = words.indexOf('-X');
@@ -87,12 +94,12 @@ describe.each(everyCall('sales'))('$name', ({ call }) => {
     expect(code).not.toContain(token);
   });
 
-  it('JavaScript: fetch with the method, URL, headers and body; the token from process.env.GLEAN_TOKEN', () => {
+  it('JavaScript: fetch with the method, URL, headers and body; the token from process.env.TOKEN', () => {
     const code = snippet('javascript', call, hidden);
     expect(code).toContain(`fetch('${url}', {`);
     if (http.method === 'GET') expect(code).not.toContain('method:');
     else expect(code).toContain(`method: '${http.method}',`);
-    expect(code).toContain('Authorization: `Bearer ${process.env.GLEAN_TOKEN}`');
+    expect(code).toContain('Authorization: `Bearer ${process.env.TOKEN}`');
     expect(code).not.toContain(token);
     const bodyAt = code.indexOf('body: JSON.stringify(');
     if (http.body === undefined) expect(bodyAt).toBe(-1);
@@ -107,7 +114,7 @@ describe.each(everyCall('sales'))('$name', ({ call }) => {
   it('TypeScript: the official client method for the operation, with the body as its argument', () => {
     const code = snippet('typescript', call, hidden);
     expect(code).toContain("import { Glean } from '@gleanwork/api-client';");
-    expect(code).toContain('apiToken: process.env.GLEAN_TOKEN');
+    expect(code).toContain('apiToken: process.env.TOKEN');
     expect(code).not.toContain(token);
     const method = clientMethod(call);
     const at = code.indexOf(`${method}(`);
@@ -117,6 +124,14 @@ describe.each(everyCall('sales'))('$name', ({ call }) => {
       expect(code).toContain(`serverURL: '${serverUrl}'`);
       expect(jsonAt(args, 0)).toEqual(call.body);
       if (call.flavour === 'platform') expect(args).toMatch(new RegExp(`^[\\s\\S]*?\\}, '${call.agentId}'`));
+    } else if (call.op === 'respond') {
+      expect(code).toContain(`serverURL: '${serverUrl}'`);
+      expect(jsonAt(args, 0)).toEqual(http.body);
+      expect(args).toMatch(new RegExp(`^[\\s\\S]*?\\}, '${call.agentId}'\\);`));
+    } else if (call.op === 'cancel') {
+      expect(args).toMatch(new RegExp(`^\\{ run_id: '${call.runId}' \\}, '${call.agentId}'\\);`));
+    } else if (call.op === 'follow') {
+      expect(args).toMatch(new RegExp(`^'${call.agentId}', '${call.runId}'\\);`));
     } else {
       // Custom-metadata calls take the server URL on each call.
       expect(code).toContain(`const serverURL = '${serverUrl}';`);
@@ -131,12 +146,12 @@ describe.each(everyCall('sales'))('$name', ({ call }) => {
     const code = snippet(language, call, included);
     expect(code).toContain(token);
     expect(code).not.toContain('$TOKEN');
-    expect(code).not.toContain('process.env.GLEAN_TOKEN');
+    expect(code).not.toContain('process.env.TOKEN');
   });
 
   it.each(LANGS)('%s without a token: the placeholder even when "Include token" is ticked', (language) => {
     const code = snippet(language, call, { serverUrl, includeToken: true });
-    expect(code).toContain(language === 'curl' ? 'Authorization: Bearer $TOKEN' : 'process.env.GLEAN_TOKEN');
+    expect(code).toContain(language === 'curl' ? 'Authorization: Bearer $TOKEN' : 'process.env.TOKEN');
   });
 });
 
@@ -156,6 +171,12 @@ function clientMethod(call: ApiCall): string {
     case 'run':
       if (call.flavour === 'legacy') return call.mode === 'stream' ? 'glean.client.agents.runStream' : 'glean.client.agents.run';
       return 'glean.agents.createRun';
+    case 'respond':
+      return 'glean.agents.respondToRun';
+    case 'cancel':
+      return 'glean.agents.cancelRun';
+    case 'follow':
+      return 'glean.agents.getRun';
   }
 }
 
@@ -168,9 +189,81 @@ describe('quoting', () => {
     expect(snippet('typescript', call, hidden)).toContain(`}, 'it\\'s/1', 'sales', { serverURL });`);
   });
 
-  it('a durable run on curl says how to follow it by its run_id', () => {
+  it('a durable run on curl is read again by its run_id, never POSTed again', () => {
     const durable = everyCall().find((c) => c.name === 'platform durable')!.call;
     const code = snippet('curl', durable, hidden);
-    expect(code).toContain(`curl --fail-with-body '${serverUrl}/api/agents/echo-assistant/runs/'"$RUN_ID"`);
+    expect(code).toContain(`curl -sS --fail-with-body '${serverUrl}/api/agents/echo-assistant/runs/'"$RUN_ID" \\`);
+    expect(code.match(/--data-raw/g)).toHaveLength(1);
+  });
+});
+
+describe('one token variable', () => {
+  // README mints it as `export TOKEN=$(npm run --silent token -- --scope …)`: every snippet, in
+  // every language, must then run as it is.
+  it.each(LANGS)('every %s snippet reads the token from TOKEN, and from no other variable', (language) => {
+    for (const { name, call } of everyCall('sales')) {
+      const code = snippet(language, call, hidden);
+      if (language === 'curl') {
+        expect(code, name).toContain('"Authorization: Bearer $TOKEN"');
+        // Whatever else the shell expands is the snippet's own (the durable follow loop's).
+        expect(new Set(code.match(/\$\{?[A-Za-z_]\w*/g)), name).toEqual(new Set(['$TOKEN', ...(httpShape(call).durable ? ['$RUN', '$RUN_ID', '$STATE', '$LAST'] : [])]));
+      } else {
+        expect(new Set(code.match(/process\.env\.\w+/g)), name).toEqual(new Set(['process.env.TOKEN']));
+      }
+    }
+  });
+});
+
+describe('durable snippets follow the run to its end', () => {
+  const durable = everyCall('sales').filter(({ call }) => httpShape(call).durable);
+
+  it('covers creating, approving, approving one, rejecting, cancelling and following', () => {
+    expect(durable.map((c) => c.name)).toEqual(['platform durable', 'approve all', 'approve one', 'reject all', 'cancel', 'follow']);
+  });
+
+  it.each(durable)('curl, $name: every request silent but for errors (-sS), the loop ends at exactly the terminal states', ({ call }) => {
+    const code = snippet('curl', call, hidden);
+    const curls = code.match(/curl [^\n]*/g)!;
+    expect(curls.length).toBe(2);
+    for (const c of curls) expect(c).toMatch(/^curl -sS --fail-with-body /);
+    expect(code).toContain(`case $STATE in ${TERMINAL_STATES.join('|')}) printf '%s\\n' "$RUN"; break ;; esac`);
+    expect(code).toContain(`printf 'state: %s\\n' "$STATE"`);
+    expect(code).toContain('sleep 1');
+    // A pause is not an end: the loop says where the decisions go and reads on.
+    expect(code).toContain(`${serverUrl}/api/agents/${'agentId' in call ? call.agentId : ''}/responses`);
+    expect(code).not.toMatch(/\bexit\b/);
+  });
+
+  it.each(durable)('JavaScript and TypeScript, $name: read every second until a terminal state, each new state printed', ({ call }) => {
+    for (const language of ['javascript', 'typescript'] as const) {
+      const code = snippet(language, call, hidden);
+      expect(code).toContain(`while (![${TERMINAL_STATES.map((s) => `'${s}'`).join(', ')}].includes(run.state)) {`);
+      expect(code).toContain('console.log(`state: ${run.state}`);');
+      expect(code).toContain('setTimeout(resolve, 1000)');
+      expect(code).toContain("if (run.state === 'REQUIRES_INPUT') {");
+      expect(code).toContain(language === 'javascript' ? 'encodeURIComponent(run.run_id)' : "await glean.agents.getRun('");
+    }
+  });
+
+  it('approving one interaction rejects the others in the same batch (the API takes one decision per pending interaction)', () => {
+    expect(respondCall('trip-planner', 'run_1', ['a', 'b', 'c'], 'b')).toEqual({
+      op: 'respond',
+      agentId: 'trip-planner',
+      runId: 'run_1',
+      responses: [
+        { interaction_id: 'a', decision: 'REJECT' },
+        { interaction_id: 'b', decision: 'APPROVE' },
+        { interaction_id: 'c', decision: 'REJECT' },
+      ],
+    });
+    expect(respondCall('x', 'r', ['a', 'b'], 'all').responses.map((r) => r.decision)).toEqual(['APPROVE', 'APPROVE']);
+    expect(respondCall('x', 'r', ['a', 'b'], 'none').responses.map((r) => r.decision)).toEqual(['REJECT', 'REJECT']);
+  });
+
+  it('the run and interaction ids are quoted for the shell and for JavaScript', () => {
+    const call = respondCall('expense-filer', "run_'1", ["int_'x"], 'all');
+    expect(snippet('curl', call, hidden)).toContain(`RUN_ID='run_'\\''1'`);
+    expect(snippet('typescript', call, hidden)).toContain('"interaction_id": "int_\'x"');
+    expect(snippet('typescript', { op: 'cancel', agentId: 'long-runner', runId: "run_'1" }, hidden)).toContain("cancelRun({ run_id: 'run_\\'1' }, 'long-runner')");
   });
 });

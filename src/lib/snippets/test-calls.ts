@@ -5,7 +5,7 @@
  */
 import type { Message } from '../../contract/agents';
 import { legacyRunPath, platformRunsPath } from '../../contract/run-paths';
-import type { ApiCall } from './request';
+import { respondCall, type ApiCall } from './request';
 
 export interface NamedCall {
   name: string;
@@ -40,6 +40,22 @@ export function runCalls(): NamedCall[] {
   ];
 }
 
+/**
+ * The calls of the durable run page, on runs of the agents that show them (README, scripted
+ * agents): decisions on a paused expense-filer (one approval) or trip-planner (two in one
+ * batch), a cancellation of a long-runner, following a failing-job. The ids are made up here;
+ * run.test.ts makes real runs and passes theirs.
+ */
+export function durableRunCalls(runId = 'run_0123abcd', pending: readonly string[] = ['int_flight', 'int_hotel']): NamedCall[] {
+  return [
+    { name: 'approve all', call: respondCall('expense-filer', runId, pending.slice(0, 1), 'all') },
+    { name: 'approve one', call: respondCall('trip-planner', runId, pending, pending[0]!) },
+    { name: 'reject all', call: respondCall('trip-planner', runId, pending, 'none') },
+    { name: 'cancel', call: { op: 'cancel', agentId: 'long-runner', runId } },
+    { name: 'follow', call: { op: 'follow', agentId: 'failing-job', runId } },
+  ];
+}
+
 export function everyCall(group = 'sales'): NamedCall[] {
-  return [...metadataCalls(group), ...runCalls()];
+  return [...metadataCalls(group), ...runCalls(), ...durableRunCalls()];
 }

@@ -5,6 +5,7 @@ import { ErrorDetails } from '../../../components/error-details';
 import { PageTitle } from '../../../components/page-title';
 import { ApiError } from '../../../lib/api-client';
 import { connectionKey, useConnection, type ActiveConnection } from '../../../lib/connection';
+import { DurableActionsCode } from '../components/durable-actions-code';
 import { DurableRunView } from '../components/durable-run-view';
 import { historyQueryOptions, type HistoryEntry } from '../model/history';
 import { useOpenedRun, useRunStore } from '../model/run-store-context';
@@ -32,7 +33,12 @@ function OpenedRun({ connection, agentId, runId, entry }: { connection: ActiveCo
       </div>
     );
   }
-  return <DurableRunView record={record} />;
+  return (
+    <>
+      <DurableRunView record={record} />
+      {record.state.durable && <DurableActionsCode agentId={agentId} run={record.state.durable.run} />}
+    </>
+  );
 }
 
 /**
