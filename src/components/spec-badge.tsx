@@ -53,10 +53,8 @@ function LensBadge({ requestKey, subject, inError = false }: { requestKey: strin
       </p>
     );
   const { result } = state;
-  const summary = summarize(result, subject);
-  // Inside an error a green "matches" reads as good news: the same finding, told plainly.
-  const { tone, label } =
-    inError && summary.tone === 'match' ? { tone: 'neutral', label: summary.label.replace('matches the public schema', 'error body as documented') } : summary;
+  // Inside an error a green "matches" reads as good news: the same finding is told plainly.
+  const { tone, label } = summarize(result, subject, { inError });
   return (
     <div className={`spec-badge spec-${tone}`} aria-live="off">
       <button type="button" aria-expanded={open} aria-controls={id} onClick={() => setOpen((o) => !o)}>

@@ -127,6 +127,7 @@ describe('answers that do not', () => {
       'note /etag “etag” is not in the public schema: the documentation does not describe it.',
     ]);
     expect(summarize(result, 'this operation')).toEqual({ tone: 'match', label: 'matches the public schema · 2 undocumented fields' });
+    expect(summarize(result, 'this operation', { inError: true })).toEqual({ tone: 'neutral', label: 'error body as documented · 2 undocumented fields' });
   });
 
   it('counts differences and undocumented fields together', () => {
