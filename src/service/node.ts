@@ -4,6 +4,7 @@ import { createServer, ServerResponse, type IncomingMessage, type Server } from 
 import type { AddressInfo, Socket } from 'node:net';
 import { SERVICE_PREFIXES, type Service } from './app.ts';
 import { MAX_BODY_BYTES } from './http.ts';
+import { watchConnections } from './turns.ts';
 import { settleUnreadBody } from './unread-body.ts';
 
 /**
@@ -125,6 +126,7 @@ export function hardenServer(server: Server, timeouts: ServerTimeouts = {}, head
   server.requestTimeout = t.requestTimeoutMs;
   server.removeAllListeners('clientError');
   server.on('clientError', clientErrorAnswer(headers));
+  watchConnections(server);
 }
 
 /** Connections the kernel may queue before they are accepted; Linux caps it at net.core.somaxconn (4096 by default). */

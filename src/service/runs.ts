@@ -4,6 +4,7 @@ import { MESSAGE_EVENT, RUN_FAILED_EVENT, type MessageEventData, type RunFailedE
 import { planRun, sleep, type AgentDefinition, type AgentFailure } from './agents.ts';
 import { problemBody, type Env } from './http.ts';
 import { streamSse, type SseStream } from './sse.ts';
+import { Slice } from './turns.ts';
 
 export type Flavour = 'legacy' | 'platform';
 
@@ -17,54 +18,6 @@ export interface RunRequest {
 export interface RunOptions {
   keepAliveMs: number;
   observer?: RunObserver;
-}
-
-/**
- * Synchronous work the runs together may do before the event loop takes in I/O again. A
- * fast client never pushes back, so without this a firehose run would write its million
- * events in one go and every other connection would wait for it.
- */
-export const RUN_SLICE_MS = 4;
-
-/**
- * What each run may still do once the shared slice is spent, so that with many busy runs
- * each makes progress: a loop turn then lasts about RUN_SLICE_MS + runs × this.
- */
-export const RUN_QUANTUM_MS = 0.25;
-
-/** When the current turn's runs began: the first immediate of each check phase sets it. */
-let turnStartedAt = performance.now();
-let turnMarked = false;
-
-function markTurn(): void {
-  turnMarked = false;
-  turnStartedAt = performance.now();
-}
-
-/** One run's share of the loop: it yields once the runs together used the slice and it used its quantum. Durable runs' workers use it too. */
-export class Slice {
-  private resumedAt = performance.now();
-
-  get spent(): boolean {
-    const now = performance.now();
-    return now - this.resumedAt >= RUN_QUANTUM_MS && now - turnStartedAt >= RUN_SLICE_MS;
-  }
-
-  /** The run just slept on a timer: the loop had its turn. */
-  restart(): void {
-    this.resumedAt = performance.now();
-  }
-
-  /** setImmediate, not a resolved promise: microtasks would run before any I/O. */
-  async yield(): Promise<void> {
-    // Scheduled before this run's own immediate, so it runs first in the next check phase.
-    if (!turnMarked) {
-      turnMarked = true;
-      setImmediate(markTurn);
-    }
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    this.restart();
-  }
 }
 
 /**
