@@ -222,12 +222,22 @@ async function readState(page: Page): Promise<PageState> {
   })()`)) as PageState;
 }
 
-async function waitFor(page: Page, expression: string, what: string): Promise<void> {
-  try {
-    await page.waitForFunction(expression, undefined, { timeout: RUN_TIMEOUT_MS, polling: 250 });
-  } catch {
-    throw new Broken(`Timed out after ${RUN_TIMEOUT_MS / 1000} s waiting for ${what}.`);
+/**
+ * Polls `expression` from here, evaluated over CDP. Not `page.waitForFunction`: it compiles
+ * a string predicate inside the page with `new Function`, which the console's page policy
+ * (no 'unsafe-eval') refuses, so it would wait for the whole timeout whatever the page did.
+ */
+async function until(page: Page, expression: string): Promise<boolean> {
+  const deadline = performance.now() + RUN_TIMEOUT_MS;
+  while (performance.now() < deadline) {
+    if (await page.evaluate(expression)) return true;
+    await new Promise((r) => setTimeout(r, 250));
   }
+  return false;
+}
+
+async function waitFor(page: Page, expression: string, what: string): Promise<void> {
+  if (!(await until(page, expression))) throw new Broken(`Timed out after ${RUN_TIMEOUT_MS / 1000} s waiting for ${what}.`);
 }
 
 function measure(state: PageState): Omit<Measure, 'heapMb'> {
@@ -351,12 +361,11 @@ async function runConsole(browser: Browser, origin: string, trace: boolean): Pro
     }
     await run.click();
     const status = page.locator('section.run-output .response-head [role="status"]');
-    try {
-      await page.waitForFunction('window.__bench.doneAt !== null || ["Failed", "Interrupted", "Stopped", "Refused"].includes(document.querySelector(\'section.run-output .response-head [role="status"]\')?.textContent)', undefined, {
-        timeout: RUN_TIMEOUT_MS,
-        polling: 250,
-      });
-    } catch {
+    const ended = await until(
+      page,
+      'window.__bench.doneAt !== null || ["Failed", "Interrupted", "Stopped", "Refused"].includes(document.querySelector(\'section.run-output .response-head [role="status"]\')?.textContent)',
+    );
+    if (!ended) {
       const shown = await page.getByTestId('event-count').getAttribute('data-count').catch(() => null);
       throw new Broken(`Timed out after ${RUN_TIMEOUT_MS / 1000} s: the console shows ${shown ?? 'no'} events, status ${await status.textContent().catch(() => '?')}.`);
     }
