@@ -67,7 +67,8 @@ const SHOTS: Shot[] = [
     name: 'runs-refused',
     token: GLOBAL,
     path: '/runs/echo-assistant',
-    act: (p) => p.getByRole('button', { name: 'Add input fields by hand' }).waitFor(),
+    // A token without agents.run is told so at the schema, before any run is sent.
+    act: (p) => p.getByRole('alert').filter({ hasText: 'Use a token with agents.run' }).waitFor(),
   },
   {
     name: 'durable-approval',
