@@ -1,5 +1,6 @@
 import { queryOptions } from '@tanstack/react-query';
 import { createStore, del, get, keys, set, values } from 'idb-keyval';
+import type { Message } from '../../../contract/agents';
 import type { ResponseMeta } from '../../../lib/api-client';
 import type { ConnectionMode } from '../../../lib/connection';
 import type { RunFailure, RunStatus, Transition } from './run-machine';
@@ -36,6 +37,10 @@ export interface HistoryEntry {
   eventCount: number;
   bytes: number;
   transcript: string;
+  /** A conversation's turn: the agent's answer messages as received, which the next turn sends back. */
+  answerMessages?: Message[];
+  /** More answer messages came than a turn keeps: the answer cannot be sent back whole. */
+  answerTruncated?: boolean;
   failure?: RunFailure;
   /** The refusal or transport problem, as text. */
   problem?: string;

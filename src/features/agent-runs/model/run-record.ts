@@ -13,6 +13,8 @@ import type { HistoryEntry } from './history';
 import { isInFlight, isTerminal, type RunState } from './run-machine';
 import type { RunRequest } from './run-request';
 import type { StreamLog } from './stream-log';
+import { answerMessages, MAX_ANSWER_MESSAGES } from './thread';
+import type { Message } from '../../../contract/agents';
 
 /** Where a run went: the connection's identity at the moment it was sent, never its token. */
 export interface RunTarget {
@@ -29,6 +31,8 @@ export interface StreamSummary {
   eventCount: number;
   bytes: number;
   firstEventMs?: number;
+  answerMessages?: Message[];
+  answerTruncated?: boolean;
 }
 
 export interface RunRecord {
@@ -76,14 +80,29 @@ export function metricsOf(record: RunRecord): RunMetrics {
   const end = endedAt(record);
   const durationMs = end === undefined ? undefined : Math.max(0, end - record.startedAt);
   if (record.log) return { durationMs, eventCount: record.log.events.length, bytes: record.log.bytes, firstEventMs: record.log.firstEventMs };
-  if (record.summary) return { durationMs, ...record.summary };
+  if (record.summary) return { durationMs, eventCount: record.summary.eventCount, bytes: record.summary.bytes, firstEventMs: record.summary.firstEventMs };
   const body = record.answer?.rawBody ?? record.state.durable?.meta?.rawBody ?? '';
   return { durationMs, eventCount: 0, bytes: utf8Bytes(body) };
 }
 
 /** The stream's counts, kept when its log is let go. */
 export function summaryOf(log: StreamLog): StreamSummary {
-  return { eventCount: log.events.length, bytes: log.bytes, firstEventMs: log.firstEventMs };
+  return {
+    eventCount: log.events.length,
+    bytes: log.bytes,
+    firstEventMs: log.firstEventMs,
+    ...(log.answerMessages && { answerMessages: log.answerMessages, answerTruncated: log.answerTruncated }),
+  };
+}
+
+/** A conversation's turn: the agent's answer messages as received, whatever the kind of run. */
+export function answerOf(record: RunRecord): Pick<HistoryEntry, 'answerMessages' | 'answerTruncated'> {
+  if (!record.request.thread) return {};
+  if (record.log?.answerMessages) return { answerMessages: record.log.answerMessages, ...(record.log.answerTruncated && { answerTruncated: true }) };
+  if (record.summary?.answerMessages) return { answerMessages: record.summary.answerMessages, ...(record.summary.answerTruncated && { answerTruncated: true }) };
+  const messages = record.state.durable ? record.state.durable.run.output?.messages : record.answer?.data?.messages;
+  const answer = answerMessages(messages);
+  return answer.length > MAX_ANSWER_MESSAGES ? { answerMessages: [], answerTruncated: true } : { answerMessages: answer };
 }
 
 /** What history keeps of an answer: everything but the body, which is kept apart. */
@@ -117,6 +136,7 @@ export function historyEntryOf(record: RunRecord): HistoryEntry {
     eventCount: m.eventCount,
     bytes: m.bytes,
     transcript: transcriptOfRecord(record),
+    ...answerOf(record),
     failure: state.failure,
     problem: state.refusal?.message ?? state.note,
     meta: metaOf(state.meta),

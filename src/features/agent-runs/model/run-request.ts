@@ -1,5 +1,6 @@
 import type { Message } from '../../../contract/agents';
 import { legacyRunPath, platformRunsPath, type RunFlavour } from '../../../contract/run-paths';
+import type { ThreadRef } from './thread';
 
 export type Flavour = RunFlavour;
 /** Durable exists only on the platform API: the run is persisted and followed by its id. */
@@ -25,6 +26,8 @@ export interface RunRequest {
   body: Record<string, unknown>;
   /** Wait mode: the console stops waiting after this long (the service may still finish). */
   timeoutMs?: number;
+  /** A messages agent's run is a turn of a conversation: which, and the turn it follows. */
+  thread?: ThreadRef;
 }
 
 export interface RunAgent {

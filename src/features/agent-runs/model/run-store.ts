@@ -116,7 +116,7 @@ export class RunStore {
       target: targetOf(connection),
       startedAt,
       state: runReducer(initialRunState, { type: 'send', at: startedAt }),
-      ...(request.mode === 'stream' && { log: new StreamLog(request.flavour) }),
+      ...(request.mode === 'stream' && { log: new StreamLog(request.flavour, undefined, undefined, request.thread !== undefined) }),
     };
     const abort = new AbortController();
     this.controllers.set(record.id, abort);

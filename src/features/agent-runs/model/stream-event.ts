@@ -23,6 +23,8 @@ export interface ReadEvent {
   entry: TimelineEntry;
   /** A message event's text, for the transcript. */
   text?: string;
+  /** A message event's messages, as received. */
+  messages?: unknown[];
   /** What a run.failed event reported. */
   failure?: RunFailure;
 }
@@ -71,9 +73,10 @@ export function readEvent(e: SseEvent, seq: number, at: number, gap: number): Re
     return { entry };
   }
   if (e.event === MESSAGE_EVENT) {
-    const text = textOf((parsed as { messages?: unknown } | null)?.messages);
+    const messages = (parsed as { messages?: unknown } | null)?.messages;
+    const text = textOf(messages);
     if (text === undefined) entry.warning = 'A message event without messages[].content[] text blocks.';
-    return { entry, text };
+    return { entry, text, ...(Array.isArray(messages) && { messages }) };
   }
   if (e.event === RUN_FAILED_EVENT) {
     const error = (parsed as { error?: unknown } | null)?.error;

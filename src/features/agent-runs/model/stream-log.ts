@@ -6,7 +6,9 @@ import { nextFrame, RenderThrottle, type Schedule } from './render-throttle';
 import type { RunFailure } from './run-machine';
 import type { Flavour } from './run-request';
 import { readEvent, type TimelineEntry } from './stream-event';
+import { answerMessages, MAX_ANSWER_MESSAGES } from './thread';
 import { Transcript } from './transcript';
+import type { Message } from '../../../contract/agents';
 
 export type { TimelineEntry } from './stream-event';
 export { failureOf } from './stream-event';
@@ -30,6 +32,9 @@ export class StreamLog {
   messageEvents = 0;
   meta: Omit<ResponseMeta, 'rawBody'> | undefined;
   failure: RunFailure | undefined;
+  /** A conversation's turn: the answer's messages as received (kept only when asked for: a firehose would fill memory). */
+  readonly answerMessages: Message[] | undefined;
+  answerTruncated = false;
   readonly subscribe: (listener: () => void) => () => void;
   readonly getVersion: () => number;
   private readonly text = new Transcript();
@@ -42,7 +47,9 @@ export class StreamLog {
     readonly flavour: Flavour,
     private readonly startedAt: number = performance.now(),
     schedule: Schedule = nextFrame,
+    keepMessages = false,
   ) {
+    this.answerMessages = keepMessages ? [] : undefined;
     this.transcript = this.text.chunks;
     this.throttle = new RenderThrottle(schedule);
     this.subscribe = this.throttle.subscribe;
@@ -63,7 +70,12 @@ export class StreamLog {
   }
 
   event(e: SseEvent, at: number = this.elapsed()): void {
-    const { entry, text, failure } = readEvent(e, this.events.length + 1, at, this.events.length ? at - this.lastAt : at);
+    const { entry, text, failure, messages } = readEvent(e, this.events.length + 1, at, this.events.length ? at - this.lastAt : at);
+    if (messages && this.answerMessages && !this.answerTruncated) {
+      const answer = answerMessages(messages);
+      if (this.answerMessages.length + answer.length > MAX_ANSWER_MESSAGES) this.answerTruncated = true;
+      else this.answerMessages.push(...answer);
+    }
     this.lastAt = at;
     this.bytes += entry.bytes;
     this.firstEventMs ??= at;
@@ -88,7 +100,11 @@ export class StreamLog {
     if (!this.failure && this.flavour === 'legacy') {
       this.failure = legacyFailureOf(this.lastMessageText, this.meta?.requestId);
       // The error is told as the failure; left in the transcript it would read as the agent's answer.
-      if (this.failure) this.text.dropTail(this.lastMessageText);
+      if (this.failure) {
+        this.text.dropTail(this.lastMessageText);
+        // Nor is it an answer to send back in the next turn.
+        this.answerMessages?.pop();
+      }
     }
     this.throttle.notifyNow();
     return this.failure;
