@@ -61,6 +61,7 @@ export function Layout() {
               <Route path="schemas/:group" element={<SchemasPage />} />
               <Route path="runs" element={<RunsPage />} />
               <Route path="runs/:agentId" element={<RunsPage />} />
+              <Route path="runs/:agentId/thread/:threadId" element={<RunsPage />} />
               <Route
                 path="runs/:agentId/:runId"
                 element={

@@ -167,8 +167,15 @@ it('a stream refused because the agent needs a durable run offers Run as durable
   // What was said while the run went on is gone once it ended.
   expect(within(runRegion()).queryByText(/decisions were accepted/)).toBeNull();
   expect(within(runRegion()).queryByRole('region', { name: 'Cancel' })).toBeNull();
+  // Both are turns of one conversation: the durable run was asked at the point the stream was refused.
   await waitFor(() => expect(within(history()).getAllByRole('listitem')[0]!.querySelector('.status')!.textContent).toBe('Succeeded'));
-  expect(within(history()).getAllByRole('listitem')[1]!.textContent).toMatch(/current stream · Refused/);
+  expect(within(history()).getAllByRole('listitem')).toHaveLength(1);
+  expect(within(history()).getByRole('listitem').textContent).toMatch(/File my receipts · conversation, 2 turns/);
+  const turns = within(runRegion()).getByRole('list', { name: /turn/i });
+  expect(within(turns).getByRole('group', { name: 'Branches at this turn' }).textContent).toMatch(/Branch 2 of 2/);
+  await userEvent.setup().click(within(turns).getByRole('button', { name: 'Previous branch' }));
+  await waitFor(() => expect(runRegion().querySelector('.turn-meta')!.textContent).toMatch(/current API, stream/));
+  expect(runRegion().querySelector('.turn-meta .status')!.textContent).toBe('Refused');
 });
 
 it('API and mode are remembered per agent: Durable chosen for one agent does not carry over to the next', async () => {

@@ -8,7 +8,7 @@ import { LEGACY_BASE, legacyAgentRoutes, PLATFORM_BASE, platformAgentRoutes } fr
 import { sandboxRoutes } from './routes/sandbox.ts';
 import { RunSlots, type RunObserver } from './runs.ts';
 import { isAllowedHost, unsafePathProblem } from './request-guard.ts';
-import { RUN_POST_PATH, RunLog } from './run-log.ts';
+import { loggedMessages, RUN_POST_PATH, RunLog } from './run-log.ts';
 import { DEMO_TOKENS, seedIfEmpty } from './seed.ts';
 import { Store, type StoreOptions } from './store.ts';
 import { DurableRuns } from './durable/executor.ts';
@@ -138,7 +138,7 @@ export function createApp(store: Store, catalog: AgentCatalog, options: ServiceO
     await next();
     // Every run POST that arrived, refused ones included: the exactly-once checks count these.
     if (c.req.method === 'POST' && RUN_POST_PATH.test(c.req.path)) {
-      runLog.post({ requestId: id, path: c.req.path, status: c.res.status, at: new Date().toISOString() });
+      runLog.post({ requestId: id, path: c.req.path, status: c.res.status, at: new Date().toISOString(), ...loggedMessages(c.get('runMessages')) });
     }
   });
   if (options.corsOrigins?.length) {

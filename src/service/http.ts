@@ -9,6 +9,8 @@ export interface Env {
     requestId: string;
     token: TokenRecord;
     tokenKey: string;
+    /** A run POST's `messages` as it arrived, for the sandbox's log of run POSTs. */
+    runMessages?: unknown;
   };
 }
 

@@ -16,6 +16,20 @@ export interface LoggedPost {
   path: string;
   status: number;
   at: string;
+  /** The body's `messages` as it arrived (what a conversation's turn sent), when it had some and they were small enough to keep. */
+  messages?: unknown;
+  /** Their size as JSON, when they were too big to keep. */
+  messagesOmittedBytes?: number;
+}
+
+/** Messages kept per logged POST at most, as JSON: the log holds `limit` POSTs, so it stays a few MB at worst. */
+export const LOGGED_MESSAGES_MAX_CHARS = 16_384;
+
+/** What the log keeps of a POST's messages. */
+export function loggedMessages(messages: unknown): Pick<LoggedPost, 'messages' | 'messagesOmittedBytes'> {
+  if (messages === undefined) return {};
+  const json = JSON.stringify(messages);
+  return json.length <= LOGGED_MESSAGES_MAX_CHARS ? { messages } : { messagesOmittedBytes: Buffer.byteLength(json) };
 }
 
 

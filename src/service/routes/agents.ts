@@ -111,6 +111,7 @@ async function parseBody(c: Context<Env>, family: Family, allowed: readonly stri
   if (!isPlainObject(body.value)) {
     return { ok: false, response: family.error(c, 400, 'invalid_request', 'The body must be a JSON object.') };
   }
+  if (allowed.includes('messages') && body.value.messages !== undefined) c.set('runMessages', body.value.messages);
   const extra = unknownKeys(body.value, allowed);
   if (extra.length) {
     return {

@@ -1,24 +1,16 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { useRef, useState } from 'react';
 import { Link } from 'react-router';
+import { download } from '../../../lib/download';
 import { formatBytes, formatCount } from '../../../lib/format';
-import { clearHistory, exportRun, historyQueryOptions, type HistoryEntry } from '../model/history';
-import { isFollowed, statusText, statusTone, type RunStatus } from '../model/run-machine';
-import { historyEntryOf } from '../model/run-record';
+import { clearHistory, exportRun, historyQueryOptions, saveRun, type HistoryEntry } from '../model/history';
+import { statusText, statusTone } from '../model/run-machine';
 import type { RunConnection } from '../model/run-store';
-import { useRunStore, useRuns } from '../model/run-store-context';
-
-function download(name: string, text: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type: 'application/json' }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  a.click();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
-}
+import { lastAt, matches, threadPath, threadsOf, titleOf, type Thread } from '../model/thread';
+import { entriesOfFile, parseThreadFile, threadFileOf } from '../model/thread-file';
+import { goesOn, useFollowActive, useHeldEntries } from '../model/use-held-entries';
 
 const runPath = (e: HistoryEntry) => `/runs/${encodeURIComponent(e.request.agentId)}/${encodeURIComponent(e.runId!)}`;
-const goesOn = (e: HistoryEntry) => e.runId !== undefined && isFollowed(e.status as RunStatus);
 
 /** The decisions taken on a durable run, as its outcome depends on them: "you rejected “Submit expense report”". */
 function decisionsOf(e: HistoryEntry): string {
@@ -26,122 +18,200 @@ function decisionsOf(e: HistoryEntry): string {
   return all.map((d) => `you ${d.decision === 'APPROVE' ? 'approved' : 'rejected'} “${d.name}”`).join(', ');
 }
 
-/**
- * Durable runs still going on, as history last saw them, are read again and followed while
- * history shows them, with the profile they ran on (only the current one's token is at hand:
- * the others say so).
- */
-function useFollowActive(entries: HistoryEntry[], connection: RunConnection): void {
-  const store = useRunStore();
-  const active = entries.filter((e) => goesOn(e) && e.target.profileId === connection.profileId);
-  const ids = active.map((e) => e.id).join(' ');
-  useEffect(() => {
-    const unwatch = active.map((e) => store.watch((store.get(e.id) ?? store.open(connection, e.request.agentId, e.runId!, e)).id));
-    return () => unwatch.forEach((u) => u());
-    // Once per set of active runs shown, with the connection of the moment.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [ids, store]);
+/** Whether a run outside any thread has `query` in its agent, body or answer. */
+function runMatches(e: HistoryEntry, query: string): boolean {
+  const q = query.trim().toLowerCase();
+  if (!q) return true;
+  return [e.request.agentName ?? '', e.request.agentId, JSON.stringify(e.request.body), e.transcript].some((s) => s.toLowerCase().includes(q));
+}
+
+type Item = { kind: 'thread'; thread: Thread; at: number } | { kind: 'run'; entry: HistoryEntry; at: number };
+
+/** Writes a conversation's file for download: everything history kept of it, never a token. */
+export function exportThread(thread: Thread): void {
+  download(`${thread.id}.json`, JSON.stringify(threadFileOf(thread), null, 2));
+}
+
+/** A run, or a conversation told by its title and its newest turn. */
+function HistoryRow({ r, thread, connection, unreadable, open, setOpen, onLoad }: {
+  r: HistoryEntry;
+  thread?: Thread;
+  connection: RunConnection;
+  unreadable: Map<string, string>;
+  open: string | null;
+  setOpen(id: string | null): void;
+  onLoad(entry: HistoryEntry): void;
+}) {
+  const otherProfile = r.target.profileId !== undefined && r.target.profileId !== connection.profileId;
+  return (
+    <li>
+      <div className="history-row">
+        {thread && (
+          <p className="history-thread">
+            <Link to={threadPath(thread)} className="thread-title">
+              {titleOf(thread)}
+            </Link>{' '}
+            <span className="muted">
+              · conversation, {thread.turns.length} {thread.turns.length === 1 ? 'turn' : 'turns'}
+              {r.imported && ` · imported${r.imported.fileName ? ` from ${r.imported.fileName}` : ''}`} · last turn:
+            </span>
+          </p>
+        )}
+        <p className="history-summary">
+          <Link to={`/runs/${encodeURIComponent(r.request.agentId)}`}>{r.request.agentName ?? r.request.agentId}</Link> ·{' '}
+          {r.request.flavour === 'legacy' ? 'legacy' : 'current'} {r.request.mode} ·{' '}
+          <span className={`status status-${statusTone(r.status)}`}>{statusText(r.status, r.unknownState)}</span>
+          {decisionsOf(r) && ` · ${decisionsOf(r)}`}
+          {!goesOn(r) && ` · ${formatCount(r.durationMs)} ms`}
+          {r.eventCount ? ` · ${formatCount(r.eventCount)} events` : ''}
+          {r.bytes ? ` · ${formatBytes(r.bytes)}` : ''} · profile {r.target.profileLabel || '(unnamed)'} ·{' '}
+          <time dateTime={new Date(r.startedAt).toISOString()}>{new Date(r.startedAt).toLocaleString()}</time>
+        </p>
+        {r.runId && (
+          <p className="history-run">
+            Run <Link to={runPath(r)}>{r.runId}</Link>
+            {r.lastReadAt !== undefined && (
+              <span className="muted">
+                {' '}
+                · last read <time dateTime={new Date(r.lastReadAt).toISOString()}>{new Date(r.lastReadAt).toLocaleTimeString()}</time>
+              </span>
+            )}
+            {goesOn(r) && otherProfile && <span className="muted"> · ran on profile {r.target.profileLabel}: choose it to read the run again</span>}
+            {unreadable.has(r.id) && <span className="warn"> · could not be read again ({unreadable.get(r.id)})</span>}
+          </p>
+        )}
+        <div className="toolbar">
+          {thread && (
+            <Link className="button" to={threadPath(thread)}>
+              Open conversation
+            </Link>
+          )}
+          <button type="button" aria-expanded={open === r.id} onClick={() => setOpen(open === r.id ? null : r.id)}>
+            {open === r.id ? 'Hide' : 'View'}
+          </button>
+          {thread ? (
+            <button type="button" onClick={() => exportThread(thread)}>
+              Export conversation
+            </button>
+          ) : (
+            <button type="button" onClick={() => void exportRun(r).then((text) => download(`${r.id}.json`, text))}>
+              Export JSON
+            </button>
+          )}
+          <button type="button" onClick={() => onLoad(r)} title="Loads this run's agent, API, mode and input into the form; nothing is sent until you run it">
+            Run again…
+          </button>
+        </div>
+      </div>
+      {open === r.id && (
+        <div className="history-detail">
+          <p>
+            <code>POST {r.request.path}</code> <span className="muted">· profile {r.target.profileLabel}</span>
+          </p>
+          <pre className="raw" aria-label="Request body">
+            {JSON.stringify(r.request.body, null, 2)}
+          </pre>
+          {r.failure && (
+            <p className="error">
+              {r.failure.title}: {r.failure.detail}
+            </p>
+          )}
+          {r.problem && <p className="error">{r.problem}</p>}
+          <p>Transcript:</p>
+          <pre className="raw">{r.transcript || '(empty)'}</pre>
+        </div>
+      )}
+    </li>
+  );
 }
 
 /**
- * Every run kept in this browser: its real outcome (a durable run's as last read), the
- * profile it ran on, view, export (never with a token), and Run again, which loads the run's
- * request into the form without sending anything.
+ * Every conversation and run kept in this browser, newest first and searchable: a
+ * conversation by its first question, with its agent, profile, turns and last outcome; a run
+ * with its real outcome (a durable run's as last read), view, export (never with a token), and
+ * Run again, which loads the run's request into the form without sending anything. A
+ * conversation file is imported here.
  */
-export function HistoryPanel({ connection, onLoad }: { connection: RunConnection; onLoad(entry: HistoryEntry): void }) {
+export function HistoryPanel({ connection, onLoad, onImported }: {
+  connection: RunConnection;
+  onLoad(entry: HistoryEntry): void;
+  /** A conversation was imported from a file: where to show it. */
+  onImported(thread: Thread): void;
+}) {
   const queryClient = useQueryClient();
-  const store = useRunStore();
-  useRuns(); // a held run's changes show at once, before history is written again
-  const history = useQuery(historyQueryOptions);
+  const history = useHeldEntries();
+  const { entries, unreadable } = history;
   const [open, setOpen] = useState<string | null>(null);
-  // A run the console holds is shown as it is now (once it has been read); history has what it last saved of it.
-  const unreadable = new Map<string, string>();
-  const runs = (history.data ?? []).map((e) => {
-    const held = store.get(e.id);
-    if (!held) return e;
-    if (held.origin === 'sent' && !held.runId) return historyEntryOf(held);
-    if (held.state.durable) return historyEntryOf(held);
-    if (held.state.refusal) unreadable.set(e.id, held.state.refusal.message);
-    return e;
-  });
-  useFollowActive(runs, connection);
+  const [query, setQuery] = useState('');
+  const [importError, setImportError] = useState<string | null>(null);
+  const fileInput = useRef<HTMLInputElement>(null);
+  useFollowActive(entries, connection);
+  const items: Item[] = [
+    ...threadsOf(entries).filter((t) => matches(t, query)).map((thread) => ({ kind: 'thread' as const, thread, at: lastAt(thread) })),
+    ...entries.filter((e) => !e.request.thread && runMatches(e, query)).map((entry) => ({ kind: 'run' as const, entry, at: entry.startedAt })),
+  ].sort((a, b) => b.at - a.at);
+
+  const importFile = async (file: File) => {
+    setImportError(null);
+    const parsed = await parseThreadFile(await file.text());
+    if (!parsed.ok) return setImportError(`${file.name}: ${parsed.error}`);
+    const turns = entriesOfFile(parsed.file, Date.now(), file.name);
+    for (const t of turns) await saveRun(t, {});
+    await queryClient.invalidateQueries({ queryKey: historyQueryOptions.queryKey });
+    onImported(threadsOf(turns)[0]!);
+  };
+
   return (
     <section className="history" aria-labelledby="history-heading">
       <div className="toolbar">
         <h2 id="history-heading">History</h2>
         <span className="muted">Kept in this browser (IndexedDB); tokens are never stored.</span>
+        <button type="button" onClick={() => fileInput.current?.click()}>
+          Import conversation…
+        </button>
+        <input
+          ref={fileInput}
+          type="file"
+          accept=".json,application/json"
+          className="visually-hidden"
+          tabIndex={-1}
+          aria-label="Conversation file to import"
+          onChange={(e) => {
+            const file = e.target.files?.[0];
+            e.target.value = '';
+            if (file) void importFile(file).catch((err: unknown) => setImportError(`${file.name}: ${err instanceof Error ? err.message : String(err)}`));
+          }}
+        />
         <button
           type="button"
-          disabled={!runs.length}
+          disabled={!entries.length}
           onClick={() => void clearHistory().then(() => queryClient.invalidateQueries({ queryKey: historyQueryOptions.queryKey }))}
         >
           Clear history
         </button>
       </div>
+      {importError && (
+        <p className="error" role="alert">
+          Not imported: {importError}
+        </p>
+      )}
+      {entries.length > 0 && (
+        <div className="field history-search">
+          <label htmlFor="history-search">Search history</label>
+          <input id="history-search" type="search" value={query} onChange={(e) => setQuery(e.target.value)} placeholder="question, answer or agent" />
+        </div>
+      )}
       {history.isError && <p className="error">History is unavailable in this browser: {String(history.error)}</p>}
-      {runs.length === 0 && history.isSuccess && <p className="muted">No runs yet.</p>}
+      {entries.length === 0 && history.isSuccess && <p className="muted">No runs yet.</p>}
+      {entries.length > 0 && items.length === 0 && <p className="muted">Nothing in history matches “{query}”.</p>}
       <ul className="history-list">
-        {runs.map((r) => {
-          const otherProfile = r.target.profileId !== undefined && r.target.profileId !== connection.profileId;
-          return (
-            <li key={r.id}>
-              <div className="history-row">
-                <p className="history-summary">
-                  <Link to={`/runs/${encodeURIComponent(r.request.agentId)}`}>{r.request.agentName ?? r.request.agentId}</Link> ·{' '}
-                  {r.request.flavour === 'legacy' ? 'legacy' : 'current'} {r.request.mode} ·{' '}
-                  <span className={`status status-${statusTone(r.status)}`}>{statusText(r.status, r.unknownState)}</span>
-                  {decisionsOf(r) && ` · ${decisionsOf(r)}`}
-                  {!goesOn(r) && ` · ${formatCount(r.durationMs)} ms`}
-                  {r.eventCount ? ` · ${formatCount(r.eventCount)} events` : ''}
-                  {r.bytes ? ` · ${formatBytes(r.bytes)}` : ''} · profile {r.target.profileLabel || '(unnamed)'} ·{' '}
-                  <time dateTime={new Date(r.startedAt).toISOString()}>{new Date(r.startedAt).toLocaleString()}</time>
-                </p>
-                {r.runId && (
-                  <p className="history-run">
-                    Run <Link to={runPath(r)}>{r.runId}</Link>
-                    {r.lastReadAt !== undefined && (
-                      <span className="muted">
-                        {' '}
-                        · last read <time dateTime={new Date(r.lastReadAt).toISOString()}>{new Date(r.lastReadAt).toLocaleTimeString()}</time>
-                      </span>
-                    )}
-                    {goesOn(r) && otherProfile && <span className="muted"> · ran on profile {r.target.profileLabel}: choose it to read the run again</span>}
-                    {unreadable.has(r.id) && <span className="warn"> · could not be read again ({unreadable.get(r.id)})</span>}
-                  </p>
-                )}
-                <div className="toolbar">
-                  <button type="button" aria-expanded={open === r.id} onClick={() => setOpen(open === r.id ? null : r.id)}>
-                    {open === r.id ? 'Hide' : 'View'}
-                  </button>
-                  <button type="button" onClick={() => void exportRun(r).then((text) => download(`${r.id}.json`, text))}>
-                    Export JSON
-                  </button>
-                  <button type="button" onClick={() => onLoad(r)} title="Loads this run's agent, API, mode and input into the form; nothing is sent until you run it">
-                    Run again…
-                  </button>
-                </div>
-              </div>
-              {open === r.id && (
-                <div className="history-detail">
-                  <p>
-                    <code>POST {r.request.path}</code> <span className="muted">· profile {r.target.profileLabel}</span>
-                  </p>
-                  <pre className="raw" aria-label="Request body">
-                    {JSON.stringify(r.request.body, null, 2)}
-                  </pre>
-                  {r.failure && (
-                    <p className="error">
-                      {r.failure.title}: {r.failure.detail}
-                    </p>
-                  )}
-                  {r.problem && <p className="error">{r.problem}</p>}
-                  <p>Transcript:</p>
-                  <pre className="raw">{r.transcript || '(empty)'}</pre>
-                </div>
-              )}
-            </li>
-          );
-        })}
+        {items.map((item) =>
+          item.kind === 'thread' ? (
+            <HistoryRow key={item.thread.id} r={item.thread.turns.at(-1)!} thread={item.thread} connection={connection} unreadable={unreadable} open={open} setOpen={setOpen} onLoad={onLoad} />
+          ) : (
+            <HistoryRow key={item.entry.id} r={item.entry} connection={connection} unreadable={unreadable} open={open} setOpen={setOpen} onLoad={onLoad} />
+          ),
+        )}
       </ul>
     </section>
   );

@@ -1,16 +1,9 @@
-import { useEffect, useState, type Ref } from 'react';
-import { Link } from 'react-router';
+import { useEffect, useState, type ReactNode, type Ref } from 'react';
 import { ResponseSummary } from '../../../components/response-meta';
 import { formatCount } from '../../../lib/format';
-import { expectedEventsOf } from '../model/progress';
 import { isInFlight, isTerminal, statusText, statusTone } from '../model/run-machine';
 import { metricsOf, type RunRecord } from '../model/run-record';
-import { FailurePanel } from './failure-panel';
-import { Refusal } from './refusal';
-import { StateLog } from './state-log';
-import { StreamOutput } from './stream-output';
-import { WaitOutput } from './wait-output';
-import { DurableRunView } from './durable-run-view';
+import { RunBody } from './run-body';
 
 function Elapsed({ since }: { since: number }) {
   const [now, setNow] = useState(() => Date.now());
@@ -43,8 +36,12 @@ function RunIdentity({ run }: { run: RunRecord }) {
  * (the one in flight, or the last one) answered, whatever its kind. Run submits the request
  * side's form. Everything shown of a run is keyed by the run, so nothing opened in one shows in the next.
  */
-export function ResponsePanel({ run, formId, runLabel, canRun, cannotRunWhy, onStop, onRunAsDurable, statusRef }: {
+export function ResponsePanel({ run, idleText, body, formId, runLabel, canRun, cannotRunWhy, onStop, onRunAsDurable, statusRef }: {
   run: RunRecord | undefined;
+  /** The status said when no run is held (a conversation opened from history). */
+  idleText?: string;
+  /** What to show instead of the run's own body (a conversation, whose turns show their runs). */
+  body?: ReactNode;
   formId: string;
   runLabel: string;
   canRun: boolean;
@@ -63,7 +60,7 @@ export function ResponsePanel({ run, formId, runLabel, canRun, cannotRunWhy, onS
         <div className="toolbar">
           <h2 id="output-heading">Run</h2>
           <span ref={statusRef} tabIndex={-1} className={`status status-${statusTone(status)}`} role="status">
-            {statusText(status, run?.state.unknownState)}
+            {run ? statusText(status, run.state.unknownState) : (idleText ?? statusText('idle'))}
           </span>
           {run && status !== 'idle' && (
             <span className="muted">{isTerminal(status) ? `${formatCount(metrics!.durationMs ?? 0)} ms` : <Elapsed since={run.startedAt} />}</span>
@@ -81,40 +78,13 @@ export function ResponsePanel({ run, formId, runLabel, canRun, cannotRunWhy, onS
           </span>
         </div>
       </div>
-      {run && (
-        <div className="response-body" key={run.id}>
-          <RunIdentity run={run} />
-          {run.state.refusal && <Refusal error={run.state.refusal} onRunAsDurable={onRunAsDurable && (() => onRunAsDurable(run))} />}
-          {run.state.failure && !run.state.durable && <FailurePanel failure={run.state.failure} />}
-          {status === 'interrupted' && (
-            <div className="warning" role="alert">
-              <p>
-                The connection broke before the run ended ({run.state.note}). Everything received is kept below. The run was not sent again; run it again
-                yourself if you want a new answer.
-              </p>
-            </div>
-          )}
-          {status === 'stopped' && <p className="muted">{run.state.note} Everything received is kept.</p>}
-          {run.log && <StreamOutput log={run.log} state={run.state} durationMs={metrics!.durationMs} expectedEvents={expectedEventsOf(run.request.body)} />}
-          {run.answer && <WaitOutput answer={run.answer} />}
-          {run.runId && (
-            <>
-              <p>
-                The service keeps this run as <code>{run.runId}</code>; it goes on without this page.{' '}
-                <Link to={`/runs/${encodeURIComponent(run.request.agentId)}/${encodeURIComponent(run.runId)}`}>Open the run’s own page</Link> (a link you can
-                keep or share with the same token).
-              </p>
-              <DurableRunView record={run} level={3} />
-            </>
-          )}
-          {!run.runId && (
-            <details>
-              <summary>State history</summary>
-              <StateLog record={run} />
-            </details>
-          )}
-        </div>
-      )}
+      {body ??
+        (run && (
+          <div className="response-body" key={run.id}>
+            <RunIdentity run={run} />
+            <RunBody run={run} onRunAsDurable={onRunAsDurable} />
+          </div>
+        ))}
     </section>
   );
 }

@@ -45,6 +45,8 @@ export interface HistoryEntry {
   /** The refusal or transport problem, as text. */
   problem?: string;
   meta?: Omit<ResponseMeta, 'rawBody'>;
+  /** A turn read from a conversation file, not run from this browser. */
+  imported?: { at: number; fileName?: string };
 }
 
 export interface HistoryDetails {
@@ -84,8 +86,19 @@ export async function saveRun(entry: HistoryEntry, extra: HistoryDetails): Promi
   }
   await set(entry.id, { result: extra.result, eventRecords } satisfies StoredDetails, details);
   await set(entry.id, entry, summaries);
-  const all = (await values<HistoryEntry>(summaries)).sort((a, b) => b.startedAt - a.startedAt);
-  for (const old of all.slice(HISTORY_LIMIT)) await deleteRun(old.id);
+  for (const old of beyondLimit(await values<HistoryEntry>(summaries))) await deleteRun(old.id);
+}
+
+/**
+ * The entries history lets go: all but the newest HISTORY_LIMIT items, where a conversation
+ * is one item (its turns stay or go together, so a thread never loses its beginning).
+ */
+export function beyondLimit(all: readonly HistoryEntry[]): HistoryEntry[] {
+  const itemOf = (e: HistoryEntry) => e.request.thread?.id ?? e.id;
+  const newest = new Map<string, number>();
+  for (const e of all) newest.set(itemOf(e), Math.max(newest.get(itemOf(e)) ?? 0, e.startedAt));
+  const kept = new Set([...newest.entries()].sort((a, b) => b[1] - a[1]).slice(0, HISTORY_LIMIT).map(([item]) => item));
+  return all.filter((e) => !kept.has(itemOf(e)));
 }
 
 /** Entries written before the request carried its agent kept it beside the request. */

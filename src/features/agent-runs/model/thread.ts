@@ -88,7 +88,9 @@ export interface TurnSend {
 
 /** The request of a reply to `parent` (or of a thread's first turn), in `send`'s API and mode. */
 export function replyRequest(thread: { id: string; agentId: string; agentName?: string }, parent: Turn | undefined, text: string, send: TurnSend): RunRequest {
-  const request = runRequest(send.flavour, send.mode, { id: thread.agentId, name: thread.agentName }, { messages: nextMessages(parent, text) }, send.timeoutMs);
+  // An agent that takes input besides messages gets the same complete input again.
+  const input = parent && partsOf(parent.request).input;
+  const request = runRequest(send.flavour, send.mode, { id: thread.agentId, name: thread.agentName }, { ...(input && { input }), messages: nextMessages(parent, text) }, send.timeoutMs);
   return { ...request, thread: { id: thread.id, ...(parent && { parentId: parent.id }) } };
 }
 
@@ -100,7 +102,9 @@ export function retryRequest(turn: Turn, send: TurnSend): RunRequest {
 
 /** An earlier question edited: a new branch from the turn that question followed. */
 export function editRequest(turn: Turn, text: string, send: TurnSend): RunRequest {
-  const request = runRequest(send.flavour, send.mode, { id: turn.request.agentId, name: turn.request.agentName }, { messages: [...contextOf(turn.request), userMessage(text)] }, send.timeoutMs);
+  const { input } = partsOf(turn.request);
+  const parts = { ...(input && { input }), messages: [...contextOf(turn.request), userMessage(text)] };
+  const request = runRequest(send.flavour, send.mode, { id: turn.request.agentId, name: turn.request.agentName }, parts, send.timeoutMs);
   return { ...request, ...(turn.request.thread && { thread: turn.request.thread }) };
 }
 
@@ -185,4 +189,9 @@ export function matches(thread: Thread, query: string): boolean {
   if (!q) return true;
   if ((thread.agentName ?? thread.agentId).toLowerCase().includes(q) || thread.agentId.toLowerCase().includes(q)) return true;
   return thread.turns.some((t) => questionOf(t.request).toLowerCase().includes(q) || t.transcript.toLowerCase().includes(q));
+}
+
+/** The address that reopens a thread. */
+export function threadPath(thread: Pick<Thread, 'id' | 'agentId'>): string {
+  return `/runs/${encodeURIComponent(thread.agentId)}/thread/${encodeURIComponent(thread.id)}`;
 }

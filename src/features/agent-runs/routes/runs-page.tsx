@@ -2,6 +2,7 @@ import { useId, useRef, type KeyboardEvent } from 'react';
 import { useLocation, useNavigate, useParams } from 'react-router';
 import { useConnection } from '../../../lib/connection';
 import { NARROW } from '../../../lib/use-media-query';
+import { Conversation } from '../components/conversation';
 import { HistoryPanel } from '../components/history-panel';
 import { OpenRunById } from '../components/open-run-by-id';
 import { RequestSide } from '../components/request-side';
@@ -12,6 +13,7 @@ import type { RunRecord } from '../model/run-record';
 import { partsOf, runRequest, type RunParts, type RunRequest } from '../model/run-request';
 import { timeoutMsOf, useRunSettings } from '../model/run-settings';
 import { useRunStore, useRuns } from '../model/run-store-context';
+import { newThreadId, threadPath } from '../model/thread';
 import { useRunAgent } from '../model/use-run-agent';
 
 const RUN_LABEL = { stream: 'Run and stream', wait: 'Run and wait', durable: 'Start durable run' } as const;
@@ -22,7 +24,7 @@ const RUN_LABEL = { stream: 'Run and stream', wait: 'Run and wait', durable: 'St
  * from the URL; the run shown comes from the run store, and says itself what it was sent as.
  */
 export function RunsPage() {
-  const { agentId = '' } = useParams();
+  const { agentId = '', threadId: routeThreadId } = useParams();
   const navigate = useNavigate();
   const location = useLocation();
   const connection = useConnection();
@@ -37,14 +39,20 @@ export function RunsPage() {
   // A run loaded from history names itself in the navigation's state: the form is built anew for it.
   const loaded = (location.state as { loaded?: LoadedRun } | null)?.loaded;
 
+  // The conversation shown: the one the address names, else the last run's (a messages agent's run is a conversation's turn).
+  const threadId = routeThreadId ?? latest?.request.thread?.id;
   const build = (parts: RunParts): RunRequest => runRequest(settings.flavour, settings.mode, { id: agentId, name: agent.name }, parts, timeoutMsOf(settings));
-  const start = (request: RunRequest) => {
-    if (!store.start(connection, request)) return;
+  const start = (request: RunRequest): boolean => {
+    if (!store.start(connection, request)) return false;
+    // A conversation's address follows its newest turn, so a reload or a shared link reopens it.
+    const thread = request.thread;
+    if (thread && thread.id !== routeThreadId) navigate(threadPath({ id: thread.id, agentId: request.agentId }), { replace: routeThreadId !== undefined });
     // The status is where the run's progress is told; on one column (where Run and Stop stay at the bottom) the answer is brought into view.
     requestAnimationFrame(() => {
       statusRef.current?.focus({ preventScroll: true });
       if (window.matchMedia(NARROW).matches) document.getElementById('run-output')?.scrollIntoView({ block: 'start' });
     });
+    return true;
   };
   const loadRun = (entry: HistoryEntry) => {
     const { agentId: id, flavour, mode, timeoutMs } = entry.request;
@@ -53,9 +61,10 @@ export function RunsPage() {
     navigate(`/runs/${encodeURIComponent(id)}`, { state: { loaded: loadedRunOf(entry) } });
   };
   const runAsDurable = (run: RunRecord) => {
-    const { agentId: id, agentName } = run.request;
+    const { agentId: id, agentName, thread } = run.request;
     update(id, { flavour: 'platform', mode: 'durable' });
-    start(runRequest('platform', 'durable', { id, name: agentName }, partsOf(run.request)));
+    // A refused turn of a conversation is asked again at the same point.
+    start({ ...runRequest('platform', 'durable', { id, name: agentName }, partsOf(run.request)), ...(thread && { thread }) });
   };
 
   const onRequestKeyDown = (e: KeyboardEvent) => {
@@ -91,13 +100,28 @@ export function RunsPage() {
           latest={latest}
           loaded={loaded?.agentName !== undefined ? loaded : undefined}
           onSelectAgent={(id) => navigate(`/runs/${encodeURIComponent(id)}`)}
-          onRun={(parts) => start(build(parts))}
+          // A messages agent's run from the form starts a conversation.
+          onRun={(parts) => start(agent.takesMessages ? { ...build(parts), thread: { id: newThreadId() } } : build(parts))}
           build={build}
         />
       </section>
       <section className="response-side" aria-label="Response">
         <ResponsePanel
-          run={latest}
+          run={threadId ? runs.find((r) => r.request.thread?.id === threadId) : latest}
+          idleText={threadId ? 'Conversation from history' : undefined}
+          body={
+            threadId && (
+              <Conversation
+                key={threadId}
+                threadId={threadId}
+                connection={connection}
+                settingsOf={settingsOf}
+                onSettings={update}
+                start={start}
+                onRunAsDurable={active ? undefined : runAsDurable}
+              />
+            )
+          }
           formId={formId}
           runLabel={RUN_LABEL[settings.mode]}
           canRun={cannotRunWhy === undefined}
@@ -107,7 +131,7 @@ export function RunsPage() {
           statusRef={statusRef}
         />
         <OpenRunById agentId={agentId} />
-        <HistoryPanel connection={connection} onLoad={loadRun} />
+        <HistoryPanel connection={connection} onLoad={loadRun} onImported={(thread) => navigate(threadPath(thread))} />
       </section>
     </div>
   );

@@ -1,0 +1,121 @@
+import { useState } from 'react';
+import { Link } from 'react-router';
+import type { ActiveConnection } from '../../../lib/connection';
+import { isInFlight, isTerminal, type RunStatus } from '../model/run-machine';
+import type { RunRecord } from '../model/run-record';
+import type { RunRequest } from '../model/run-request';
+import { timeoutMsOf, type RunSettings } from '../model/run-settings';
+import { useRuns } from '../model/run-store-context';
+import { answered, editRequest, MAX_ANSWER_MESSAGES, pathTo, replyRequest, retryRequest, threadsOf, type Thread } from '../model/thread';
+import { useFollowActive, useHeldEntries } from '../model/use-held-entries';
+import { exportThread } from './history-panel';
+import { ReplyBox } from './reply-box';
+import { ThreadView } from './thread-view';
+
+/** Why the next turn cannot be sent after `last`, if it cannot. */
+function replyBlockedWhy(last: Thread['turns'][number], active: RunRecord | undefined): string | undefined {
+  if (active) return `A run of ${active.request.agentName ?? active.request.agentId} is in flight; stop it, or wait for its end, to send the next turn.`;
+  if (!isTerminal(last.status as RunStatus)) return 'The last turn has not ended yet; its answer goes with the next turn.';
+  if (!answered(last)) return 'The last turn did not answer: retry it, or edit its question, to go on.';
+  if (last.answerTruncated) return `The last answer had more than ${MAX_ANSWER_MESSAGES.toLocaleString()} messages; it cannot be sent back whole, so this conversation cannot go on.`;
+  return undefined;
+}
+
+/**
+ * The conversation `threadId` in the response pane: its turns (ThreadView), and the reply box
+ * that sends the next one. A thread read from a file is read-only until continued on the
+ * current profile. The parent keys this by the thread, so the branch shown and a draft do not
+ * carry over to another.
+ */
+export function Conversation({ threadId, connection, settingsOf, onSettings, start, onRunAsDurable }: {
+  threadId: string;
+  connection: ActiveConnection;
+  /** How the agent's next run is sent (its run options, shared with the form). */
+  settingsOf(agentId: string): RunSettings;
+  onSettings(agentId: string, patch: Partial<RunSettings>): void;
+  /** Sends a run; answers whether it started. */
+  start(request: RunRequest): boolean;
+  onRunAsDurable?(run: RunRecord): void;
+}) {
+  const { active } = useRuns();
+  const held = useHeldEntries((r) => r.request.thread?.id === threadId);
+  const thread = threadsOf(held.entries.filter((e) => e.request.thread?.id === threadId))[0];
+  useFollowActive(thread?.turns ?? [], connection);
+  const [leafId, setLeafId] = useState<string | undefined>();
+  const [continuing, setContinuing] = useState(false);
+  if (!thread) {
+    if (!held.isSuccess) return <p role="status">Reading the conversation from history…</p>;
+    return (
+      <div className="warning" role="alert">
+        <p>
+          No conversation “{threadId}” in this browser’s history. Conversations are kept in the browser they ran in; one from elsewhere can be imported from its
+          exported file (History → Import conversation…).
+        </p>
+      </div>
+    );
+  }
+  const path = pathTo(thread, leafId);
+  const last = path.at(-1)!;
+  const imported = thread.turns.every((t) => t.imported);
+  const readOnly = imported && !continuing;
+  const blocked = replyBlockedWhy(last, active);
+  const settings = settingsOf(thread.agentId);
+  const send = { flavour: settings.flavour, mode: settings.mode, timeoutMs: timeoutMsOf(settings) };
+  const sent = (request: RunRequest) => {
+    const ok = start(request);
+    // The new turn is the newest: the branch it is on is shown.
+    if (ok) setLeafId(undefined);
+    return ok;
+  };
+  const agentName = thread.agentName ?? thread.agentId;
+  return (
+    <div className="conversation">
+      <div className="toolbar">
+        <h3>Conversation</h3>
+        <button type="button" onClick={() => exportThread(thread)}>
+          Export conversation
+        </button>
+        <Link to={`/runs/${encodeURIComponent(thread.agentId)}`}>New conversation</Link>
+      </div>
+      <ThreadView
+        thread={thread}
+        leafId={leafId}
+        onLeaf={setLeafId}
+        actions={{
+          canSend: !active,
+          cannotSendWhy: active ? replyBlockedWhy(last, active) : undefined,
+          readOnly,
+          onRetry: (turn) => sent(retryRequest(turn, send)),
+          onEdit: (turn, text) => sent(editRequest(turn, text, send)),
+          onRunAsDurable,
+        }}
+      />
+      {readOnly ? (
+        <div className="warning">
+          <p>
+            Imported from {thread.turns[0]?.imported?.fileName ?? 'a file'}: read-only. Continuing it sends the next turn, with the whole conversation, to
+            profile <strong>{connection.profileLabel}</strong>.
+          </p>
+          <button type="button" onClick={() => setContinuing(true)}>
+            Continue on profile {connection.profileLabel}
+          </button>
+        </div>
+      ) : (
+        !isInFlight(last.status as RunStatus) && (
+          <ReplyBox
+            key={last.id}
+            threadId={thread.id}
+            agentName={agentName}
+            settings={settings}
+            onSettings={(patch) => onSettings(thread.agentId, patch)}
+            connection={connection}
+            build={(text) => replyRequest(thread, last, text, send)}
+            canSend={blocked === undefined}
+            cannotSendWhy={blocked}
+            onSend={sent}
+          />
+        )
+      )}
+    </div>
+  );
+}

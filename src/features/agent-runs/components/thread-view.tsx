@@ -1,0 +1,265 @@
+import { useId, useState, type KeyboardEvent } from 'react';
+import { Link } from 'react-router';
+import type { Message } from '../../../contract/agents';
+import { ResponseSummary } from '../../../components/response-meta';
+import { formatBytes, formatCount } from '../../../lib/format';
+import { runDetails, type HistoryDetails } from '../model/history';
+import { isTerminal, statusText, statusTone, type RunStatus } from '../model/run-machine';
+import type { RunRecord } from '../model/run-record';
+import { useRunStore } from '../model/run-store-context';
+import { branchOf, contextOf, newestLeafUnder, pathTo, questionOf, retryable, textOfMessage, type Thread, type Turn } from '../model/thread';
+import { RunBody } from './run-body';
+
+/** Text blocks run together as one paragraph (a stream sends a word per message); anything else is shown as its JSON. */
+function MessageBlocks({ messages }: { messages: readonly Message[] }) {
+  const parts: ({ kind: 'text'; text: string } | { kind: 'json'; value: unknown })[] = [];
+  for (const m of messages) {
+    for (const block of Array.isArray(m.content) ? m.content : [m.content]) {
+      if (block && typeof block === 'object' && (block as { type?: unknown }).type === 'text' && typeof (block as { text?: unknown }).text === 'string') {
+        const last = parts.at(-1);
+        if (last?.kind === 'text') last.text += (block as { text: string }).text;
+        else parts.push({ kind: 'text', text: (block as { text: string }).text });
+      } else parts.push({ kind: 'json', value: block });
+    }
+  }
+  return (
+    <>
+      {parts.map((p, i) =>
+        p.kind === 'text' ? (
+          <div key={i} className="turn-text">
+            {p.text}
+          </div>
+        ) : (
+          <pre key={i} className="raw" aria-label="Content that is not text">
+            {JSON.stringify(p.value, null, 2)}
+          </pre>
+        ),
+      )}
+    </>
+  );
+}
+
+/** What history kept of a turn the console no longer holds: request, answer, events on demand. */
+function StoredTurnDetails({ turn }: { turn: Turn }) {
+  const [details, setDetails] = useState<HistoryDetails | null | 'loading'>(null);
+  const load = () => {
+    setDetails('loading');
+    void runDetails(turn.id).then((d) => setDetails(d ?? {}), () => setDetails({}));
+  };
+  return (
+    <div className="turn-details">
+      <p>
+        <code>POST {turn.request.path}</code>
+      </p>
+      <pre className="raw" aria-label="Request body">
+        {JSON.stringify(turn.request.body, null, 2)}
+      </pre>
+      <p>Answer messages as received:</p>
+      <pre className="raw" aria-label="Answer messages">
+        {JSON.stringify(turn.answerMessages ?? [], null, 2)}
+      </pre>
+      {turn.runId && (
+        <p>
+          Durable run <Link to={`/runs/${encodeURIComponent(turn.request.agentId)}/${encodeURIComponent(turn.runId)}`}>{turn.runId}</Link>
+        </p>
+      )}
+      {turn.eventCount > 0 && details === null && (
+        <button type="button" onClick={load}>
+          Show its {formatCount(turn.eventCount)} events
+        </button>
+      )}
+      {details === 'loading' && <p role="status">Loading events…</p>}
+      {details && details !== 'loading' && (
+        <pre className="raw" aria-label="Events">
+          {details.events?.length
+            ? details.events
+                .slice(0, 500)
+                .map((e) => `${e.seq}\t${e.at} ms\t${e.event}\t${e.data}`)
+                .join('\n') + (details.events.length > 500 ? `\n… and ${formatCount(details.events.length - 500)} more (Export JSON has them all)` : '')
+            : 'History has no events of this turn (imported turns carry counts only).'}
+        </pre>
+      )}
+    </div>
+  );
+}
+
+function TurnHead({ turn }: { turn: Turn }) {
+  const ended = isTerminal(turn.status as RunStatus);
+  return (
+    <p className="turn-meta">
+      <strong>{turn.request.agentName ?? turn.request.agentId}</strong> · <span className={`status status-${statusTone(turn.status)}`}>{statusText(turn.status, turn.unknownState)}</span>
+      {ended && ` · ${formatCount(turn.durationMs)} ms`}
+      {turn.eventCount > 0 && ` · ${formatCount(turn.eventCount)} events`}
+      {turn.bytes > 0 && ` · ${formatBytes(turn.bytes)}`} · {turn.request.flavour === 'legacy' ? 'legacy API' : 'current API'}, {turn.request.mode} ·{' '}
+      <time dateTime={new Date(turn.startedAt).toISOString()}>{new Date(turn.startedAt).toLocaleTimeString()}</time>
+    </p>
+  );
+}
+
+/** Editing an earlier question: sending it starts a new branch from that point. */
+function EditQuestion({ turn, canSend, cannotSendWhy, onSend, onCancel }: { turn: Turn; canSend: boolean; cannotSendWhy?: string; onSend(text: string): void; onCancel(): void }) {
+  const id = useId();
+  const [text, setText] = useState(() => questionOf(turn.request));
+  const send = () => {
+    if (canSend && text.trim()) onSend(text);
+  };
+  const onKeyDown = (e: KeyboardEvent) => {
+    if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+      e.preventDefault();
+      e.stopPropagation();
+      send();
+    } else if (e.key === 'Escape') {
+      // Escape here closes the editor; it does not stop a run.
+      e.preventDefault();
+      onCancel();
+    }
+  };
+  return (
+    <div className="turn-edit" onKeyDown={onKeyDown}>
+      <label htmlFor={id}>Edit the question (sends a new branch from here; the old one stays)</label>
+      <textarea id={id} rows={3} value={text} onChange={(e) => setText(e.target.value)} autoFocus />
+      <div className="toolbar">
+        <button type="button" className="primary" disabled={!canSend || !text.trim()} onClick={send} aria-keyshortcuts="Control+Enter Meta+Enter">
+          Send as a new branch
+        </button>
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+        {!canSend && cannotSendWhy && <span className="hint">{cannotSendWhy}</span>}
+      </div>
+    </div>
+  );
+}
+
+export interface ThreadActions {
+  canSend: boolean;
+  cannotSendWhy?: string;
+  readOnly: boolean;
+  onRetry(turn: Turn): void;
+  onEdit(turn: Turn, text: string): void;
+  onRunAsDurable?(run: RunRecord): void;
+}
+
+function TurnItem({ thread, turn, last, actions, onBranch }: { thread: Thread; turn: Turn; last: boolean; actions: ThreadActions; onBranch(leafId: string): void }) {
+  const store = useRunStore();
+  const record = store.get(turn.id);
+  const [editing, setEditing] = useState(false);
+  const branch = branchOf(thread, turn);
+  const context = turn.request.thread?.parentId && thread.turns.some((t) => t.id === turn.request.thread?.parentId) ? [] : contextOf(turn.request);
+  const go = (i: number) => onBranch(newestLeafUnder(thread, branch.siblings[i]!).id);
+  return (
+    <li className="turn" aria-label={`Turn: ${questionOf(turn.request).slice(0, 60)}`}>
+      <div className="turn-user">
+        <p className="turn-head">
+          <strong>You</strong>
+          {branch.count > 1 && (
+            <span className="branch-switch" role="group" aria-label="Branches at this turn">
+              <button type="button" disabled={branch.index === 0} onClick={() => go(branch.index - 1)} aria-label="Previous branch">
+                ‹
+              </button>
+              <span>
+                Branch {branch.index + 1} of {branch.count}
+              </span>
+              <button type="button" disabled={branch.index === branch.count - 1} onClick={() => go(branch.index + 1)} aria-label="Next branch">
+                ›
+              </button>
+            </span>
+          )}
+        </p>
+        {context.length > 0 && (
+          <details>
+            <summary>{context.length} earlier {context.length === 1 ? 'message' : 'messages'} written in the form</summary>
+            {context.map((m, i) => (
+              <p key={i}>
+                <span className="muted">{m.role}: </span>
+                {textOfMessage(m)}
+              </p>
+            ))}
+          </details>
+        )}
+        {editing ? (
+          <EditQuestion
+            turn={turn}
+            canSend={actions.canSend}
+            cannotSendWhy={actions.cannotSendWhy}
+            onCancel={() => setEditing(false)}
+            onSend={(text) => {
+              setEditing(false);
+              actions.onEdit(turn, text);
+            }}
+          />
+        ) : (
+          <>
+            <div className="turn-text">{questionOf(turn.request) || <span className="muted">(no question)</span>}</div>
+            {!actions.readOnly && (
+              <button type="button" className="link-button" onClick={() => setEditing(true)}>
+                Edit
+              </button>
+            )}
+          </>
+        )}
+      </div>
+      <div className="turn-agent">
+        <TurnHead turn={turn} />
+        {turn.meta && <ResponseSummary meta={turn.meta} bytes={turn.bytes} />}
+        {last && record ? (
+          <div className="response-body" key={record.id}>
+            <RunBody run={record} onRunAsDurable={actions.onRunAsDurable} />
+          </div>
+        ) : (
+          <>
+            {turn.answerMessages?.length ? <MessageBlocks messages={turn.answerMessages} /> : turn.transcript ? <div className="turn-text">{turn.transcript}</div> : null}
+            {turn.failure && (
+              <p className="error">
+                {turn.failure.title}: {turn.failure.detail}
+              </p>
+            )}
+            {turn.problem && !turn.failure && <p className="error">{turn.problem}</p>}
+            <details>
+              <summary>Events, timeline and raw answer</summary>
+              {record ? (
+                <div className="response-body" key={record.id}>
+                  <RunBody run={record} onRunAsDurable={actions.onRunAsDurable} />
+                </div>
+              ) : (
+                <StoredTurnDetails turn={turn} />
+              )}
+            </details>
+          </>
+        )}
+        {retryable(turn) && !actions.readOnly && (
+          <p className="toolbar">
+            <button type="button" disabled={!actions.canSend} onClick={() => actions.onRetry(turn)}>
+              Retry this turn
+            </button>
+            <span className="hint">{actions.canSend ? 'Sends the same messages again, as a new branch.' : actions.cannotSendWhy}</span>
+          </p>
+        )}
+      </div>
+    </li>
+  );
+}
+
+/**
+ * A conversation as turns: each question, and the agent's answer with its status and timing;
+ * the last turn shows its run whole (live transcript, approvals, cancel), earlier ones their
+ * answer with the run's details a click away. Turns that follow the same turn are branches,
+ * switched in place. `leafId` chooses the branch shown (the newest when undefined).
+ */
+export function ThreadView({ thread, leafId, onLeaf, actions }: { thread: Thread; leafId?: string; onLeaf(leafId: string | undefined): void; actions: ThreadActions }) {
+  const path = pathTo(thread, leafId);
+  const leaves = thread.turns.filter((t) => !thread.turns.some((c) => c.request.thread?.parentId === t.id)).length;
+  return (
+    <div className="thread">
+      <p className="muted thread-summary">
+        Conversation with {thread.agentName ?? thread.agentId}: {path.length} {path.length === 1 ? 'turn' : 'turns'} shown
+        {leaves > 1 && ` (${thread.turns.length} in all, ${leaves} branches)`}.
+      </p>
+      <ol className="turns" aria-label="Turns">
+        {path.map((turn, i) => (
+          <TurnItem key={turn.id} thread={thread} turn={turn} last={i === path.length - 1} actions={actions} onBranch={onLeaf} />
+        ))}
+      </ol>
+    </div>
+  );
+}

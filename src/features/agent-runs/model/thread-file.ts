@@ -1,0 +1,127 @@
+/**
+ * A conversation as one JSON file (docs/thread-file.schema.json, docs/thread-file.md): what
+ * each turn sent and answered, events summarized, timings. Written from what history keeps,
+ * which by construction holds no token; the request is its method, path and body only.
+ */
+
+import type { Message } from '../../../contract/agents';
+import { compileSchemaCheck } from '../../../lib/schema-check';
+import type { HistoryEntry } from './history';
+import { runRequest } from './run-request';
+import { titleOf, type Thread } from './thread';
+
+export const THREAD_FILE_FORMAT = 'metadata-agents-console/thread';
+
+export interface ThreadFileTurn {
+  id: string;
+  parentId?: string;
+  startedAt: string;
+  request: { api: 'platform' | 'legacy'; mode: 'stream' | 'wait' | 'durable'; method: 'POST'; path: string; body: Record<string, unknown>; timeoutMs?: number };
+  status: string;
+  runId?: string;
+  durationMs: number;
+  firstEventMs?: number;
+  events: { count: number; bytes: number };
+  answer: { messages: Message[]; text: string; truncated?: boolean };
+  failure?: { title: string; detail: string; code?: string };
+  problem?: string;
+  response?: { status?: number; requestId?: string };
+}
+
+export interface ThreadFile {
+  format: typeof THREAD_FILE_FORMAT;
+  version: 1;
+  exportedAt: string;
+  thread: { id: string; title: string; agent: { id: string; name?: string } };
+  turns: ThreadFileTurn[];
+}
+
+function fileTurn(t: HistoryEntry): ThreadFileTurn {
+  const { request } = t;
+  return {
+    id: t.id,
+    ...(request.thread?.parentId && { parentId: request.thread.parentId }),
+    startedAt: new Date(t.startedAt).toISOString(),
+    request: { api: request.flavour, mode: request.mode, method: 'POST', path: request.path, body: request.body, ...(request.timeoutMs !== undefined && { timeoutMs: request.timeoutMs }) },
+    status: t.status,
+    ...(t.runId && { runId: t.runId }),
+    durationMs: t.durationMs,
+    ...(t.firstEventMs !== undefined && { firstEventMs: t.firstEventMs }),
+    events: { count: t.eventCount, bytes: t.bytes },
+    answer: { messages: t.answerMessages ?? [], text: t.transcript, ...(t.answerTruncated && { truncated: true }) },
+    ...(t.failure && { failure: { title: t.failure.title, detail: t.failure.detail, ...(t.failure.code && { code: t.failure.code }) } }),
+    ...(t.problem && { problem: t.problem }),
+    ...(t.meta && { response: { status: t.meta.status, ...(t.meta.requestId && { requestId: t.meta.requestId }) } }),
+  };
+}
+
+/** The file of a thread: every branch, the turns in the order they were sent. */
+export function threadFileOf(thread: Thread, now = new Date()): ThreadFile {
+  return {
+    format: THREAD_FILE_FORMAT,
+    version: 1,
+    exportedAt: now.toISOString(),
+    thread: { id: thread.id, title: titleOf(thread), agent: { id: thread.agentId, ...(thread.agentName && { name: thread.agentName }) } },
+    turns: thread.turns.map(fileTurn),
+  };
+}
+
+export type ParsedThreadFile = { ok: true; file: ThreadFile } | { ok: false; error: string };
+
+/** Reads a file as a thread, or says, in words, why it is not one. */
+export async function parseThreadFile(text: string): Promise<ParsedThreadFile> {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    return { ok: false, error: `The file is not JSON (${err instanceof Error ? err.message : String(err)}).` };
+  }
+  if (typeof json !== 'object' || json === null || (json as { format?: unknown }).format !== THREAD_FILE_FORMAT) {
+    return { ok: false, error: `The file is not a conversation exported by this console: it needs "format": "${THREAD_FILE_FORMAT}".` };
+  }
+  const schema = (await import('../../../../docs/thread-file.schema.json')).default as Record<string, unknown>;
+  const errors = compileSchemaCheck(schema)(json);
+  if (errors.length) {
+    const shown = errors.slice(0, 3).map((e) => `${e.instancePath || '(the file)'} ${e.message}`);
+    return { ok: false, error: `The file does not match the conversation format (docs/thread-file.schema.json): ${shown.join('; ')}${errors.length > 3 ? `; and ${errors.length - 3} more` : ''}.` };
+  }
+  const file = json as ThreadFile;
+  const ids = new Set(file.turns.map((t) => t.id));
+  if (ids.size !== file.turns.length) return { ok: false, error: 'The file names two turns with the same id.' };
+  const unknown = file.turns.find((t) => t.parentId !== undefined && !ids.has(t.parentId));
+  if (unknown) return { ok: false, error: `Turn ${unknown.id} follows turn ${unknown.parentId}, which the file does not have.` };
+  return { ok: true, file };
+}
+
+/**
+ * The history entries of an imported file: a thread of its own (new ids, so importing a
+ * thread into the browser it came from adds a copy rather than mixing the two), marked
+ * imported, on no profile.
+ */
+export function entriesOfFile(file: ThreadFile, importedAt: number, fileName?: string): HistoryEntry[] {
+  const suffix = `${importedAt.toString(36)}_${crypto.getRandomValues(new Uint32Array(1))[0]!.toString(36)}`;
+  const threadId = `imported_${suffix}`;
+  const idOf = (id: string) => `imported_${suffix}_${id}`;
+  return file.turns.map((t) => {
+    const base = runRequest(t.request.api, t.request.mode, { id: file.thread.agent.id, name: file.thread.agent.name }, { messages: t.request.body.messages as Message[] }, t.request.timeoutMs);
+    const parsedAt = Date.parse(t.startedAt);
+    return {
+      id: idOf(t.id),
+      startedAt: Number.isFinite(parsedAt) ? parsedAt : importedAt,
+      request: { ...base, path: t.request.path, body: t.request.body, thread: { id: threadId, ...(t.parentId && { parentId: idOf(t.parentId) }) } },
+      ...(t.runId && { runId: t.runId }),
+      target: { profileLabel: 'imported file', mode: 'same-origin', baseUrl: '' },
+      status: t.status,
+      durationMs: t.durationMs,
+      ...(t.firstEventMs !== undefined && { firstEventMs: t.firstEventMs }),
+      eventCount: t.events.count,
+      bytes: t.events.bytes,
+      transcript: t.answer.text,
+      answerMessages: t.answer.messages,
+      ...(t.answer.truncated && { answerTruncated: true }),
+      ...(t.failure && { failure: t.failure }),
+      ...(t.problem && { problem: t.problem }),
+      imported: { at: importedAt, ...(fileName && { fileName }) },
+    } satisfies HistoryEntry;
+  });
+}
