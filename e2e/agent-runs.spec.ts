@@ -248,8 +248,9 @@ test('runs a past run again (loaded into the form, then one new POST), and expor
   await entry.getByRole('button', { name: 'View' }).click();
   await expect(entry.getByLabel('Request body')).toContainText('"text": "Remember me"');
 
+  // A messages agent's run is a conversation's turn: the turn exports with its events.
   const download = page.waitForEvent('download');
-  await entry.getByRole('button', { name: 'Export JSON' }).click();
+  await entry.getByRole('button', { name: 'Export last turn' }).click();
   const file = await (await download).path();
   const exported = await readFile(file, 'utf8');
   expect(exported).not.toContain(AGENT_TOKENS.agents);

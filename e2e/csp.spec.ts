@@ -248,7 +248,7 @@ test('runs: stream with an event checked by the lens, wait with its answer check
   await entry.getByRole('button', { name: 'View' }).click();
   await expect(entry.getByLabel('Request body')).toBeVisible();
   const download = page.waitForEvent('download');
-  await entry.getByRole('button', { name: 'Export JSON' }).click();
+  await entry.getByRole('button', { name: 'Export last turn' }).click();
   await download;
   await runs.historyItems.filter({ hasText: 'Echo Assistant' }).first().getByRole('button', { name: 'Run again…' }).click();
   await expect(runs.agentHeading).toContainText('Echo Assistant');

@@ -35,6 +35,8 @@ export const DEMO_EVERYTHING = 'sandbox-everything-7e2a5c8d1b4f9063';
 export interface ServicePost {
   path: string;
   status: number;
+  /** The body's messages as they arrived. */
+  messages?: unknown;
 }
 
 /** Every run POST the reference service received (durable ones included), oldest first. */

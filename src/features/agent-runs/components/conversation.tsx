@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { Link } from 'react-router';
 import type { ActiveConnection } from '../../../lib/connection';
-import { isInFlight, isTerminal, type RunStatus } from '../model/run-machine';
+import { isTerminal, type RunStatus } from '../model/run-machine';
 import type { RunRecord } from '../model/run-record';
 import type { RunRequest } from '../model/run-request';
 import { timeoutMsOf, type RunSettings } from '../model/run-settings';
@@ -100,21 +100,21 @@ export function Conversation({ threadId, connection, settingsOf, onSettings, sta
             Continue on profile {connection.profileLabel}
           </button>
         </div>
+      ) : !isTerminal(last.status as RunStatus) ? (
+        <p className="hint">You can reply once this turn has ended: its answer goes with the next turn.</p>
       ) : (
-        !isInFlight(last.status as RunStatus) && (
-          <ReplyBox
-            key={last.id}
-            threadId={thread.id}
-            agentName={agentName}
-            settings={settings}
-            onSettings={(patch) => onSettings(thread.agentId, patch)}
-            connection={connection}
-            build={(text) => replyRequest(thread, last, text, send)}
-            canSend={blocked === undefined}
-            cannotSendWhy={blocked}
-            onSend={sent}
-          />
-        )
+        <ReplyBox
+          key={last.id}
+          threadId={thread.id}
+          agentName={agentName}
+          settings={settings}
+          onSettings={(patch) => onSettings(thread.agentId, patch)}
+          connection={connection}
+          build={(text) => replyRequest(thread, last, text, send)}
+          canSend={blocked === undefined}
+          cannotSendWhy={blocked}
+          onSend={sent}
+        />
       )}
     </div>
   );

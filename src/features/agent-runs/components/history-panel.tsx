@@ -89,15 +89,14 @@ function HistoryRow({ r, thread, connection, unreadable, open, setOpen, onLoad }
           <button type="button" aria-expanded={open === r.id} onClick={() => setOpen(open === r.id ? null : r.id)}>
             {open === r.id ? 'Hide' : 'View'}
           </button>
-          {thread ? (
+          {thread && (
             <button type="button" onClick={() => exportThread(thread)}>
               Export conversation
             </button>
-          ) : (
-            <button type="button" onClick={() => void exportRun(r).then((text) => download(`${r.id}.json`, text))}>
-              Export JSON
-            </button>
           )}
+          <button type="button" onClick={() => void exportRun(r).then((text) => download(`${r.id}.json`, text))}>
+            {thread ? 'Export last turn' : 'Export JSON'}
+          </button>
           <button type="button" onClick={() => onLoad(r)} title="Loads this run's agent, API, mode and input into the form; nothing is sent until you run it">
             Run again…
           </button>

@@ -3,6 +3,7 @@ import { ResponseSummary } from '../../../components/response-meta';
 import { formatCount } from '../../../lib/format';
 import { isInFlight, isTerminal, statusText, statusTone } from '../model/run-machine';
 import { metricsOf, type RunRecord } from '../model/run-record';
+import { partsOf } from '../model/run-request';
 import { RunBody } from './run-body';
 
 function Elapsed({ since }: { since: number }) {
@@ -83,6 +84,12 @@ export function ResponsePanel({ run, idleText, body, formId, runLabel, canRun, c
           <div className="response-body" key={run.id}>
             <RunIdentity run={run} />
             <RunBody run={run} onRunAsDurable={onRunAsDurable} />
+            {isTerminal(status) && !run.request.thread && partsOf(run.request).messages === undefined && (
+              <p className="hint">
+                {run.request.agentName ?? run.request.agentId} takes an input form, not a conversation: there is nothing to reply to. Change the form and run
+                it again for another answer.
+              </p>
+            )}
           </div>
         ))}
     </section>

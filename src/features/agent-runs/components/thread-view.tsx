@@ -83,6 +83,12 @@ function StoredTurnDetails({ turn }: { turn: Turn }) {
   );
 }
 
+/** A turn's answer as readable blocks: its messages as received, else the text history kept. */
+function answerOf(turn: Turn) {
+  if (turn.answerMessages?.length) return <MessageBlocks messages={turn.answerMessages} />;
+  return turn.transcript ? <div className="turn-text">{turn.transcript}</div> : null;
+}
+
 function TurnHead({ turn }: { turn: Turn }) {
   const ended = isTerminal(turn.status as RunStatus);
   return (
@@ -201,14 +207,17 @@ function TurnItem({ thread, turn, last, actions, onBranch }: { thread: Thread; t
       </div>
       <div className="turn-agent">
         <TurnHead turn={turn} />
-        {turn.meta && <ResponseSummary meta={turn.meta} bytes={turn.bytes} />}
+        {/* A durable run's view says its last answer itself. */}
+        {turn.meta && !(last && record?.runId) && <ResponseSummary meta={turn.meta} bytes={turn.bytes} />}
         {last && record ? (
           <div className="response-body" key={record.id}>
+            {/* A stream whose full log was let go (another run was shown since) keeps only its answer. */}
+            {!record.log && !record.answer && !record.runId && answerOf(turn)}
             <RunBody run={record} onRunAsDurable={actions.onRunAsDurable} />
           </div>
         ) : (
           <>
-            {turn.answerMessages?.length ? <MessageBlocks messages={turn.answerMessages} /> : turn.transcript ? <div className="turn-text">{turn.transcript}</div> : null}
+            {answerOf(turn)}
             {turn.failure && (
               <p className="error">
                 {turn.failure.title}: {turn.failure.detail}

@@ -1,0 +1,160 @@
+/**
+ * Conversations: a messages agent's runs as turns of one thread. Every request goes to the
+ * real reference service, and what each turn sent is read back from the service's own log
+ * of run POSTs.
+ */
+import { cleanup, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import type { Message } from '../contract/agents';
+import { clearHistory } from '../features/agent-runs/model/history';
+import { servicePosts } from '../test-support/reference-service';
+import { DEMO, freshBrowser, renderConsole } from './test-console';
+
+beforeEach(async () => {
+  await clearHistory();
+});
+afterEach(() => cleanup());
+
+type User = ReturnType<typeof userEvent.setup>;
+
+const runRegion = () => screen.getByRole('region', { name: 'Run' });
+const turns = () => within(runRegion()).getByRole('list', { name: 'Turns' });
+const user = (text: string): Message => ({ role: 'USER', content: [{ type: 'text', text }] });
+const echoWords = (q: string) =>
+  `You asked: "${q}". This is the reference service's echo assistant, answering one word per event.`.split(' ').map((w, i, all) => (i < all.length - 1 ? `${w} ` : w));
+const ai = (words: string[]): Message[] => words.map((text) => ({ role: 'GLEAN_AI', content: [{ type: 'text', text }] }));
+
+async function postsAfter(n: number) {
+  return (await servicePosts()).slice(n);
+}
+
+async function firstTurn(u: User, text: string, agent = 'echo-assistant') {
+  renderConsole(`/runs/${agent}`);
+  const box = await screen.findByLabelText('Message 1 text');
+  await u.type(box, text);
+  await u.click(screen.getByRole('button', { name: /^Run and stream|^Run and wait|^Start durable run/ }));
+}
+
+async function reply(u: User, text: string, keyboard = false) {
+  const box = await within(runRegion()).findByLabelText(/^Reply to /, {}, { timeout: 5_000 });
+  await waitFor(() => expect(box.getAttribute('aria-describedby')).toBeTruthy());
+  await u.type(box, text);
+  if (keyboard) await u.keyboard('{Control>}{Enter}{/Control}');
+  else await u.click(within(runRegion()).getByRole('button', { name: 'Send reply' }));
+}
+
+const turnItems = () => within(turns()).getAllByRole('listitem', { name: /^Turn/ });
+const lastTurnStatus = () => [...runRegion().querySelectorAll('.turn-meta .status')].at(-1)?.textContent;
+
+it('each turn sends the last request’s messages, the answer as received and the new question; the thread shows every turn', async () => {
+  freshBrowser(DEMO.agents);
+  const u = userEvent.setup();
+  const before = (await servicePosts()).length;
+  await firstTurn(u, 'first');
+  await waitFor(() => expect(lastTurnStatus()).toBe('Done'), { timeout: 5_000 });
+  await reply(u, 'second', true);
+  await waitFor(() => expect(turnItems()).toHaveLength(2));
+  await waitFor(() => expect(lastTurnStatus()).toBe('Done'), { timeout: 5_000 });
+
+  // The third turn is sent waiting for one answer: API and mode can change from turn to turn.
+  await u.selectOptions(within(runRegion()).getByLabelText('Answer'), 'wait');
+  await within(runRegion()).findByLabelText(/^Reply to /);
+  await u.type(within(runRegion()).getByLabelText(/^Reply to /), 'third');
+  const preview = JSON.parse(within(runRegion()).getByLabelText('Reply request body').textContent!) as { messages: Message[]; stream: boolean };
+  await u.click(within(runRegion()).getByRole('button', { name: 'Send reply' }));
+  await waitFor(() => expect(turnItems()).toHaveLength(3));
+  await waitFor(() => expect(lastTurnStatus()).toBe('Done'), { timeout: 5_000 });
+
+  const sent = (await postsAfter(before)).map((p) => p.messages);
+  const turn2 = [user('first'), ...ai(echoWords('first')), user('second')];
+  const turn3 = [...turn2, ...ai(echoWords('second')), user('third')];
+  expect(sent).toEqual([[user('first')], turn2, turn3]);
+  expect(preview).toEqual({ messages: turn3, stream: false });
+  expect(turns().textContent).toMatch(/You asked: "second"/);
+  // The reply box is empty again, ready for the next turn.
+  expect(within(runRegion()).getByLabelText<HTMLTextAreaElement>(/^Reply to /).value).toBe('');
+});
+
+it('an edited earlier question starts a new branch from that point; the old branch stays and can be shown again', async () => {
+  freshBrowser(DEMO.agents);
+  const u = userEvent.setup();
+  await firstTurn(u, 'one');
+  await waitFor(() => expect(lastTurnStatus()).toBe('Done'), { timeout: 5_000 });
+  await reply(u, 'two');
+  await waitFor(() => expect(turnItems()).toHaveLength(2));
+  await waitFor(() => expect(lastTurnStatus()).toBe('Done'), { timeout: 5_000 });
+  const before = (await servicePosts()).length;
+
+  const second = turnItems()[1]!;
+  await u.click(within(second).getByRole('button', { name: 'Edit' }));
+  const editor = within(second).getByLabelText(/Edit the question/);
+  await u.clear(editor);
+  await u.type(editor, 'two, said better');
+  await u.click(within(second).getByRole('button', { name: 'Send as a new branch' }));
+  await waitFor(() => expect(lastTurnStatus()).toBe('Done'), { timeout: 5_000 });
+
+  const [edited] = (await postsAfter(before)).map((p) => p.messages);
+  expect(edited).toEqual([user('one'), ...ai(echoWords('one')), user('two, said better')]);
+  const branches = within(turns()).getByRole('group', { name: 'Branches at this turn' });
+  expect(branches.textContent).toMatch(/Branch 2 of 2/);
+  expect(turns().textContent).toMatch(/two, said better/);
+  await u.click(within(branches).getByRole('button', { name: 'Previous branch' }));
+  await waitFor(() => expect(within(turns()).getByRole('group', { name: 'Branches at this turn' }).textContent).toMatch(/Branch 1 of 2/));
+  expect(turns().textContent).toMatch(/You asked: "two"/);
+  expect(turns().textContent).not.toMatch(/two, said better/);
+});
+
+it('a failed turn is shown in place and retried with the same messages; the reply box waits for an answer', async () => {
+  freshBrowser(DEMO.agents);
+  const u = userEvent.setup();
+  const before = (await servicePosts()).length;
+  await firstTurn(u, 'report please', 'flaky-reporter');
+  await waitFor(() => expect(lastTurnStatus()).toBe('Failed'), { timeout: 5_000 });
+  expect(runRegion().textContent).toMatch(/Spend Limit Exceeded/);
+  expect(within(runRegion()).getByRole<HTMLButtonElement>('button', { name: 'Send reply' }).disabled).toBe(true);
+  expect(runRegion().textContent).toMatch(/did not answer: retry it, or edit its question/);
+
+  await u.click(within(runRegion()).getByRole('button', { name: 'Retry this turn' }));
+  await waitFor(() => expect(within(turns()).getByRole('group', { name: 'Branches at this turn' }).textContent).toMatch(/Branch 2 of 2/));
+  await waitFor(() => expect(lastTurnStatus()).toBe('Failed'), { timeout: 5_000 });
+  const [first, retried] = (await postsAfter(before)).map((p) => p.messages);
+  expect(first).toEqual([user('report please')]);
+  expect(retried).toEqual(first);
+});
+
+it('a durable turn paused for approval is approved inside the thread, in one click, and the conversation goes on from its answer', async () => {
+  freshBrowser(DEMO.agents);
+  const u = userEvent.setup();
+  renderConsole('/runs/expense-filer');
+  await u.click(await screen.findByRole('radio', { name: /Durable/ }));
+  await u.type(await screen.findByLabelText('Message 1 text'), 'File my receipts');
+  await u.click(screen.getByRole('button', { name: 'Start durable run' }));
+  const approve = await within(turns()).findByRole('button', { name: 'Approve' }, { timeout: 5_000 });
+  await u.click(approve);
+  await waitFor(() => expect(lastTurnStatus()).toBe('Succeeded'), { timeout: 5_000 });
+  expect(within(turns()).getByRole('list', { name: 'States seen' }).textContent).toMatch(/You approved “Submit expense report”/);
+
+  const before = (await servicePosts()).length;
+  await reply(u, 'Thanks');
+  await waitFor(() => expect(turnItems()).toHaveLength(2));
+  const [next] = (await postsAfter(before)).map((p) => p.messages as Message[]);
+  expect(next![0]).toEqual(user('File my receipts'));
+  expect(next!.at(-1)).toEqual(user('Thanks'));
+  const answer = next!.slice(1, -1);
+  expect(answer.length).toBeGreaterThan(0);
+  expect(answer.every((m) => m.role === 'GLEAN_AI')).toBe(true);
+  expect(answer.map((m) => (m.content[0] as { text: string }).text).join(' ')).toMatch(/EXP-1042/);
+});
+
+it('an input-form agent keeps its form and says why there is no reply box', async () => {
+  freshBrowser(DEMO.agents);
+  const u = userEvent.setup();
+  renderConsole('/runs/hr-policy-form');
+  await u.type(await screen.findByLabelText(/^Topic/), 'Leave');
+  await u.selectOptions(screen.getByLabelText(/^Region/), 'emea');
+  await u.click(screen.getByRole('button', { name: 'Run and stream' }));
+  await waitFor(() => expect(within(runRegion()).getAllByRole('status')[0]!.textContent).toBe('Done'), { timeout: 5_000 });
+  expect(within(runRegion()).queryByLabelText(/^Reply to /)).toBeNull();
+  expect(runRegion().textContent).toMatch(/takes an input form, not a conversation/);
+});

@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import type { Message } from '../../../contract/agents';
+import { beyondLimit, HISTORY_LIMIT, type HistoryEntry } from './history';
+import { replyRequest, threadsOf, pathTo, type Turn } from './thread';
+import { entriesOfFile, parseThreadFile, threadFileOf } from './thread-file';
+
+const ai = (text: string): Message => ({ role: 'GLEAN_AI', content: [{ type: 'text', text }] });
+const thread0 = { id: 'thread_x', agentId: 'echo-assistant', agentName: 'Echo Assistant' };
+let clock = 1_700_000_000_000;
+
+function turn(id: string, request: HistoryEntry['request'], answer: Message[], patch: Partial<Turn> = {}): Turn {
+  return {
+    id,
+    startedAt: clock++,
+    request,
+    target: { profileId: 'p1', profileLabel: 'Work', mode: 'direct', baseUrl: 'https://example.test' },
+    status: 'done',
+    durationMs: 12,
+    eventCount: answer.length,
+    bytes: 99,
+    transcript: answer.map((m) => (m.content[0] as { text: string }).text).join(''),
+    answerMessages: answer,
+    meta: { method: 'POST', url: 'https://example.test/api/agents/echo-assistant/runs', status: 200, durationMs: 5, requestId: 'req_1', headers: [['x-secret-header', 'v']], receivedAt: 0 },
+    ...patch,
+  };
+}
+
+function conversation() {
+  const t1 = turn('t1', replyRequest(thread0, undefined, 'hello', { flavour: 'platform', mode: 'stream' }), [ai('Hi '), ai('there')]);
+  const t2 = turn('t2', replyRequest(thread0, t1, 'more', { flavour: 'legacy', mode: 'wait' }), [ai('More.')]);
+  const t2b = turn('t2b', replyRequest(thread0, t1, 'other', { flavour: 'platform', mode: 'durable' }), [], { status: 'FAILED', runId: 'run_9', failure: { title: 'boom', detail: 'it broke', code: 'x' } });
+  return threadsOf([t1, t2, t2b])[0]!;
+}
+
+describe('a conversation file', () => {
+  it('holds every turn of every branch with its request, answer, summarized events and timings, and no token or header', async () => {
+    const thread = conversation();
+    const file = threadFileOf(thread, new Date('2026-11-25T00:00:00Z'));
+    expect(file).toMatchObject({ format: 'metadata-agents-console/thread', version: 1, thread: { id: 'thread_x', title: 'hello', agent: { id: 'echo-assistant', name: 'Echo Assistant' } } });
+    expect(file.turns.map((t) => [t.id, t.parentId, t.request.api, t.request.mode, t.status])).toEqual([
+      ['t1', undefined, 'platform', 'stream', 'done'],
+      ['t2', 't1', 'legacy', 'wait', 'done'],
+      ['t2b', 't1', 'platform', 'durable', 'FAILED'],
+    ]);
+    expect(file.turns[1]!.request).toMatchObject({ method: 'POST', path: '/rest/api/v1/agents/runs/wait', body: { agent_id: 'echo-assistant' } });
+    expect(file.turns[0]!.answer).toEqual({ messages: [ai('Hi '), ai('there')], text: 'Hi there' });
+    expect(file.turns[0]!).toMatchObject({ durationMs: 12, events: { count: 2, bytes: 99 }, response: { status: 200, requestId: 'req_1' } });
+    const text = JSON.stringify(file);
+    expect(text).not.toMatch(/authorization|bearer|x-secret-header|example\.test|Work/i);
+    expect(await parseThreadFile(text)).toEqual({ ok: true, file });
+  });
+
+  it('imports as a thread of its own with the same turns and branches, marked imported', async () => {
+    const thread = conversation();
+    const parsed = await parseThreadFile(JSON.stringify(threadFileOf(thread)));
+    if (!parsed.ok) throw new Error(parsed.error);
+    const entries = entriesOfFile(parsed.file, 5, 'chat.json');
+    const copy = threadsOf(entries)[0]!;
+    expect(copy.id).not.toBe(thread.id);
+    expect(copy.turns.map((t) => [t.request.body, t.answerMessages, t.status])).toEqual(thread.turns.map((t) => [t.request.body, t.answerMessages, t.status]));
+    expect(pathTo(copy).map((t) => t.request.body)).toEqual(pathTo(thread).map((t) => t.request.body));
+    expect(copy.turns.every((t) => t.imported?.fileName === 'chat.json' && t.target.profileId === undefined)).toBe(true);
+    expect(copy.turns[1]!.request).toMatchObject({ flavour: 'legacy', mode: 'wait', path: '/rest/api/v1/agents/runs/wait' });
+  });
+
+  it('refuses, in words, what is not a conversation file', async () => {
+    const good = threadFileOf(conversation());
+    const cases: [string, RegExp][] = [
+      ['{ not json', /not JSON/],
+      [JSON.stringify({ hello: 1 }), /not a conversation exported by this console/],
+      [JSON.stringify({ ...good, version: 2 }), /\/version must be equal to constant/],
+      [JSON.stringify({ ...good, turns: [] }), /\/turns must NOT have fewer than 1 items/],
+      [JSON.stringify({ ...good, turns: [{ ...good.turns[0], request: { ...good.turns[0]!.request, body: {} } }] }), /\/turns\/0\/request\/body must have required property 'messages'/],
+      [JSON.stringify({ ...good, turns: [good.turns[0], { ...good.turns[1], parentId: 'nope' }] }), /follows turn nope, which the file does not have/],
+      [JSON.stringify({ ...good, turns: [good.turns[0], good.turns[0]] }), /two turns with the same id/],
+      [JSON.stringify({ ...good, token: 'secret' }), /must NOT have additional properties/],
+    ];
+    for (const [text, error] of cases) {
+      const parsed = await parseThreadFile(text);
+      expect(parsed.ok).toBe(false);
+      if (!parsed.ok) expect(parsed.error).toMatch(error);
+    }
+  });
+});
+
+describe('history’s limit', () => {
+  it('keeps a conversation whole: its turns stay or go together, counted as one item', () => {
+    const runs: HistoryEntry[] = Array.from({ length: HISTORY_LIMIT + 2 }, (_, i) =>
+      turn(`r${i}`, { agentId: 'a', flavour: 'platform', mode: 'stream', path: '/x', body: {} }, [], { startedAt: 1000 + i }),
+    );
+    const long = Array.from({ length: 30 }, (_, i) => turn(`c${i}`, { ...replyRequest(thread0, undefined, 'q', { flavour: 'platform', mode: 'stream' }) }, [], { startedAt: 500 + i }));
+    const gone = beyondLimit([...runs, ...long]).map((e) => e.id).sort();
+    // 52 runs and one conversation: the three oldest items go, the conversation (oldest) whole.
+    expect(gone).toEqual([...long.map((e) => e.id), 'r0', 'r1'].sort());
+    const recent = long.map((e) => ({ ...e, startedAt: e.startedAt + 10_000 }));
+    expect(beyondLimit([...runs, ...recent]).map((e) => e.id).sort()).toEqual(['r0', 'r1', 'r2']);
+  });
+});
