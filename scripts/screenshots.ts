@@ -81,6 +81,20 @@ const SHOTS: Shot[] = [
       await p.getByRole('status', { name: 'Run state' }).filter({ hasText: 'Waiting for your approval' }).waitFor({ timeout: 15_000 });
     },
   },
+  {
+    name: 'conversation',
+    token: AGENTS,
+    path: '/runs/echo-assistant',
+    act: async (p) => {
+      await p.getByLabel('Message 1 text').fill('What is a metadata group?');
+      await p.getByRole('button', { name: 'Run and stream' }).click();
+      const reply = p.getByLabel(/^Reply to /);
+      await reply.fill('And how is it scoped?');
+      await reply.press('Control+Enter');
+      await p.getByRole('listitem', { name: /^Turn/ }).nth(1).locator('.turn-meta .status', { hasText: 'Done' }).waitFor();
+      await p.getByRole('listitem', { name: /^Turn/ }).nth(1).scrollIntoViewIfNeeded();
+    },
+  },
   { name: 'runs-unknown-agent', token: AGENTS, path: '/runs/no-such-agent', act: (p) => p.getByRole('alert').first().waitFor() },
 ];
 
