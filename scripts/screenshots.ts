@@ -92,7 +92,8 @@ const SHOTS: Shot[] = [
       await reply.fill('And how is it scoped?');
       await reply.press('Control+Enter');
       await p.getByRole('listitem', { name: /^Turn/ }).nth(1).locator('.turn-meta .status', { hasText: 'Done' }).waitFor();
-      await p.getByRole('listitem', { name: /^Turn/ }).nth(1).scrollIntoViewIfNeeded();
+      // The thread from its top: both turns, the second one's run below.
+      await p.locator('.conversation').evaluate((el) => el.scrollIntoView({ block: 'start' }));
     },
   },
   { name: 'runs-unknown-agent', token: AGENTS, path: '/runs/no-such-agent', act: (p) => p.getByRole('alert').first().waitFor() },

@@ -82,6 +82,7 @@ export function Conversation({ threadId, connection, settingsOf, onSettings, sta
         leafId={leafId}
         onLeaf={setLeafId}
         actions={{
+          profileId: connection.profileId,
           canSend: !active,
           cannotSendWhy: active ? replyBlockedWhy(last, active) : undefined,
           readOnly,

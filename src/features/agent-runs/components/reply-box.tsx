@@ -77,7 +77,7 @@ export function ReplyBox({ threadId, agentName, settings, onSettings, connection
         </button>
       </div>
       <p id={ids.why} className="hint">
-        {!canSend ? cannotSendWhy : empty ? 'Write a question to send.' : 'Ctrl+Enter (⌘+Enter) sends.'}
+        {!canSend ? cannotSendWhy : empty ? `Write a question to send; it goes to profile ${connection.profileLabel}.` : `Ctrl+Enter (⌘+Enter) sends, to profile ${connection.profileLabel}.`}
       </p>
       <details className="reply-preview">
         <summary>

@@ -89,8 +89,9 @@ function answerOf(turn: Turn) {
   return turn.transcript ? <div className="turn-text">{turn.transcript}</div> : null;
 }
 
-function TurnHead({ turn }: { turn: Turn }) {
+function TurnHead({ turn, profileId }: { turn: Turn; profileId: string }) {
   const ended = isTerminal(turn.status as RunStatus);
+  const elsewhere = turn.imported ? 'imported' : turn.target.profileId !== undefined && turn.target.profileId !== profileId ? `profile ${turn.target.profileLabel}` : undefined;
   return (
     <p className="turn-meta">
       <strong>{turn.request.agentName ?? turn.request.agentId}</strong> · <span className={`status status-${statusTone(turn.status)}`}>{statusText(turn.status, turn.unknownState)}</span>
@@ -98,6 +99,7 @@ function TurnHead({ turn }: { turn: Turn }) {
       {turn.eventCount > 0 && ` · ${formatCount(turn.eventCount)} events`}
       {turn.bytes > 0 && ` · ${formatBytes(turn.bytes)}`} · {turn.request.flavour === 'legacy' ? 'legacy API' : 'current API'}, {turn.request.mode} ·{' '}
       <time dateTime={new Date(turn.startedAt).toISOString()}>{new Date(turn.startedAt).toLocaleTimeString()}</time>
+      {elsewhere && ` · ${elsewhere}`}
     </p>
   );
 }
@@ -138,6 +140,8 @@ function EditQuestion({ turn, canSend, cannotSendWhy, onSend, onCancel }: { turn
 }
 
 export interface ThreadActions {
+  /** The profile new turns go to: a turn sent with another says so. */
+  profileId: string;
   canSend: boolean;
   cannotSendWhy?: string;
   readOnly: boolean;
@@ -206,7 +210,7 @@ function TurnItem({ thread, turn, last, actions, onBranch }: { thread: Thread; t
         )}
       </div>
       <div className="turn-agent">
-        <TurnHead turn={turn} />
+        <TurnHead turn={turn} profileId={actions.profileId} />
         {/* A durable run's view says its last answer itself. */}
         {turn.meta && !(last && record?.runId) && <ResponseSummary meta={turn.meta} bytes={turn.bytes} />}
         {last && record ? (

@@ -46,7 +46,7 @@ export function RunsPage() {
     if (!store.start(connection, request)) return false;
     // A conversation's address follows its newest turn, so a reload or a shared link reopens it.
     const thread = request.thread;
-    if (thread && thread.id !== routeThreadId) navigate(threadPath({ id: thread.id, agentId: request.agentId }), { replace: routeThreadId !== undefined });
+    if (thread && thread.id !== routeThreadId) navigate(threadPath({ id: thread.id, agentId: request.agentId }));
     // The status is where the run's progress is told; on one column (where Run and Stop stay at the bottom) the answer is brought into view.
     requestAnimationFrame(() => {
       statusRef.current?.focus({ preventScroll: true });
