@@ -94,6 +94,12 @@ ROUTES['/api/agents/big/runs'] = (_req, res) => {
 };
 ROUTES['/api/agents/silent/runs'] = (_req, res) => void held.push(res);
 ROUTES['/rest/api/index/silent'] = (_req, res) => void held.push(res);
+/** A head without a content type, then nothing. */
+ROUTES['/rest/api/index/untyped-silent'] = (_req, res) => {
+  res.writeHead(200);
+  res.flushHeaders();
+  held.push(res);
+};
 ROUTES['/rest/api/v1/agents/runs/wait'] = ROUTES['/rest/api/v1/agents/runs/wait']!;
 ROUTES['/api/agents/stalls/runs'] = (_req, res) => {
   res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -422,6 +428,24 @@ describe('streaming through the proxy', () => {
     expectFamilyError(family, answer(a), 502);
     expect(a.body).toMatch(/sent no answer within 1000 ms/);
     if (family === 'platform') expectProblem(answer(a), 502, 'bad_gateway');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+  });
+
+  it('an upstream that sends a head without a content type and then nothing: 502 once the timeout passes, not a wait without end', async () => {
+    const started = Date.now();
+    const a = await new Promise<Outcome>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port: quickPort, path: via('/rest/api/index/untyped-silent'), agent: false }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body, ended: 'complete' }));
+      });
+      req.on('error', reject);
+      req.setTimeout(5_000, () => req.destroy(new Error('no answer in 5 s')));
+      req.end();
+    });
+    expectFamilyError('metadata', answer(a), 502);
+    expect(a.body).toMatch(/no content type, then sent nothing within 1000 ms/);
     expect(Date.now() - started).toBeGreaterThanOrEqual(950);
   });
 

@@ -216,7 +216,17 @@ async function forward(req: IncomingMessage, res: ServerResponse, target: string
   let first: ReadResult | undefined;
   if (!FORWARDED_CONTENT_TYPES.has(type)) {
     // No content type is acceptable only for an empty answer (a bare 200 or 204), which nothing can interpret.
-    if (type === '' && reader) first = await reader.read().catch(() => undefined);
+    if (type === '' && reader) {
+      // The head came; the body must still come within the timeout, or the client waits forever.
+      let silent = false;
+      const bodyTimer = setTimeout(() => {
+        silent = true;
+        void reader.cancel().catch(() => {});
+      }, timeoutMs);
+      first = await reader.read().catch(() => undefined);
+      clearTimeout(bodyTimer);
+      if (silent) return badGateway(`The upstream ${origin} answered ${upstream.status} with no content type, then sent nothing within ${timeoutMs} ms (--upstream-timeout-ms).`);
+    }
     if (type !== '' || (first !== undefined && !first.done)) {
       void reader?.cancel().catch(() => {});
       return badGateway(

@@ -152,7 +152,7 @@ export interface ThreadActions {
 
 function TurnItem({ thread, turn, last, actions, onBranch }: { thread: Thread; turn: Turn; last: boolean; actions: ThreadActions; onBranch(leafId: string): void }) {
   const store = useRunStore();
-  const record = store.get(turn.id);
+  const record = store.forEntry(turn.id);
   const [editing, setEditing] = useState(false);
   const branch = branchOf(thread, turn);
   const context = turn.request.thread?.parentId && thread.turns.some((t) => t.id === turn.request.thread?.parentId) ? [] : contextOf(turn.request);

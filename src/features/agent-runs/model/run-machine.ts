@@ -135,6 +135,10 @@ function observe(state: RunState, action: Extract<RunAction, { type: 'observe' }
   // A durable run is observed from its POST (sending), from a read of a run opened by id (idle), or while it goes on.
   if (s !== 'sending' && s !== 'waiting' && s !== 'idle' && !isFollowed(s)) return state;
   const { run } = action.snapshot;
+  // A read the service answered before the last change seen (a poll that lands after an
+  // approval's answer) is older news: applied, it would take the run back to a state it left.
+  const seen = state.durable?.run.updated_at;
+  if (seen !== undefined && Date.parse(run.updated_at) < Date.parse(seen)) return state;
   const known = isKnownState(run.state);
   const patch: Partial<RunState> = {
     durable: action.snapshot,

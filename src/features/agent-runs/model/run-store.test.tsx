@@ -2,7 +2,8 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, cleanup, render, screen, waitFor } from '@testing-library/react';
 import { useState } from 'react';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { DEMO, serviceRuns } from '../../../test-support/reference-service';
+import { DEMO, DEMO_EVERYTHING, serviceRuns } from '../../../test-support/reference-service';
+import { historyEntryOf } from './run-record';
 import { clearHistory, historyQueryOptions } from './history';
 import { runRequest } from './run-request';
 import { slowNetwork } from '../../../test-support/slow-network';
@@ -137,4 +138,42 @@ it('a Stop while a wait answer’s body is being read is recorded as Stopped, no
   } finally {
     network.restore();
   }
+});
+
+it('opening a sent run’s history entry with another token leaves the sent run its own id and connection', async () => {
+  const store = new RunStore({ save: async () => undefined });
+  const request = runRequest('platform', 'durable', { id: 'long-runner' }, { messages: [{ role: 'USER', content: [{ type: 'text', text: 'Hi' }] }] });
+  const sent = store.start(CONNECTION, request)!;
+  await waitFor(() => expect(store.get(sent.id)!.runId).toBeDefined());
+  const entry = historyEntryOf(store.get(sent.id)!);
+  // The same profile after its token was changed: another fingerprint, which the service refuses the run.
+  const opened = store.open({ ...CONNECTION, token: DEMO_EVERYTHING, fingerprint: 'another-fingerprint' }, 'long-runner', entry.runId!, entry);
+  expect(opened.id).not.toBe(sent.id);
+  expect(store.forEntry(entry.id)!.id).toBe(sent.id);
+  // Cancelling the run sent with the first token goes with that token, and the service accepts it.
+  await expect(store.cancel(sent.id)).resolves.toBeUndefined();
+  await waitFor(() => expect(store.get(sent.id)!.state.status).toMatch(/^(CANCELLING|CANCELLED)$/));
+});
+
+it('a read sent before the decisions and answered after them does not take the run back to waiting for approval', async () => {
+  const store = new RunStore({ save: async () => undefined });
+  const request = runRequest('platform', 'durable', { id: 'expense-filer' }, { messages: [{ role: 'USER', content: [{ type: 'text', text: 'Hi' }] }] });
+  const { id } = store.start(CONNECTION, request)!;
+  const unwatch = store.watch(id);
+  await waitFor(() => expect(store.get(id)!.state.status).toBe('REQUIRES_INPUT'), { timeout: 10_000 });
+  const pending = store.get(id)!.state.durable!.run.pending_interactions;
+  // The poll reaches the service while the run is paused, and its answer arrives late.
+  const network = slowNetwork({ match: (url, method) => method === 'GET' && url.includes('/runs/'), delayMs: 400 });
+  try {
+    const stale = store.read(id);
+    await new Promise((r) => setTimeout(r, 50));
+    await store.respond(id, Object.fromEntries(pending.map((p) => [p.interaction_id, 'APPROVE' as const])));
+    await stale;
+  } finally {
+    network.restore();
+    unwatch();
+  }
+  const statuses = store.get(id)!.state.transitions.map((t) => t.status);
+  expect(statuses.slice(statuses.lastIndexOf('RUNNING'))).not.toContain('REQUIRES_INPUT');
+  expect(store.get(id)!.state.status).not.toBe('REQUIRES_INPUT');
 });

@@ -96,6 +96,11 @@ export class RunStore {
     return this.snapshot.runs.find((r) => r.id === id) ?? this.snapshot.opened.find((r) => r.id === id);
   }
 
+  /** The record history's entry `historyId` is shown by: the run itself, or the record it was opened as. */
+  forEntry(historyId: string): RunRecord | undefined {
+    return this.get(historyId) ?? this.snapshot.opened.find((r) => r.historyId === historyId);
+  }
+
   /** The durable run `runId` of `agentId` as this connection sees it, if the console holds it. */
   find(connection: ConnectionIdentity, agentId: string, runId: string): RunRecord | undefined {
     const match = (r: RunRecord) => r.runId === runId && r.request.agentId === agentId && sameConnection(r.target, connection);
@@ -153,8 +158,12 @@ export class RunStore {
     const held = this.find(connection, agentId, runId);
     // A run that could not be read is opened afresh: asking again is how "Read again" works.
     if (held && !(held.origin === 'opened' && held.state.status === 'refused')) return held;
+    // History's id names the record only while no other record holds it: a run sent from here
+    // keeps its id (and the connection it was sent with) when it is opened with another one.
+    const holder = entry && this.get(entry.id);
+    const id = entry && (!holder || (holder === held && held.origin === 'opened')) ? entry.id : `opened_${newRunId()}`;
     const record: RunRecord = {
-      id: entry?.id ?? `opened_${newRunId()}`,
+      id,
       origin: 'opened',
       request: entry?.request ?? { agentId, flavour: 'platform', mode: 'durable', path: platformRunsPath(agentId), body: {} },
       target: targetOf(connection),
@@ -199,7 +208,8 @@ export class RunStore {
       )
       .finally(() => {
         this.reading.delete(id);
-        this.readCounts.set(id, (this.readCounts.get(id) ?? 0) + 1);
+        // A record let go while its read was under way leaves nothing behind.
+        if (this.get(id)) this.readCounts.set(id, (this.readCounts.get(id) ?? 0) + 1);
       });
     this.reading.set(id, p);
     return p;

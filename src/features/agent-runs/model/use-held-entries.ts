@@ -29,7 +29,7 @@ export function useHeldEntries(extra?: (record: RunRecord) => boolean): HeldEntr
   const unreadable = new Map<string, string>();
   const stored = history.data ?? [];
   const entries = stored.map((e) => {
-    const held = store.get(e.id);
+    const held = store.forEntry(e.id);
     if (!held) return e;
     if (held.origin === 'sent' && !held.runId) return historyEntryOf(held);
     if (held.state.durable) return historyEntryOf(held);
@@ -52,7 +52,7 @@ export function useFollowActive(entries: readonly HistoryEntry[], connection: Ru
   const active = entries.filter((e) => goesOn(e) && e.target.profileId === connection.profileId);
   const ids = active.map((e) => e.id).join(' ');
   useEffect(() => {
-    const unwatch = active.map((e) => store.watch((store.get(e.id) ?? store.open(connection, e.request.agentId, e.runId!, e)).id));
+    const unwatch = active.map((e) => store.watch((store.forEntry(e.id) ?? store.open(connection, e.request.agentId, e.runId!, e)).id));
     return () => unwatch.forEach((u) => u());
     // Once per set of active runs shown, with the connection of the moment.
     // eslint-disable-next-line react-hooks/exhaustive-deps
