@@ -72,8 +72,17 @@ it('each turn sends the last request’s messages, the answer as received and th
   expect(sent).toEqual([[user('first')], turn2, turn3]);
   expect(preview).toEqual({ messages: turn3, stream: false });
   expect(turns().textContent).toMatch(/You asked: "second"/);
-  // The reply box is empty again, ready for the next turn.
+  // The reply box is empty again, ready for the next turn, which goes the way the last one went.
   expect(within(runRegion()).getByLabelText<HTMLTextAreaElement>(/^Reply to /).value).toBe('');
+  expect(within(runRegion()).getByLabelText<HTMLSelectElement>('Answer').value).toBe('wait');
+
+  // The fourth on the deprecated API: its body carries the same conversation, with agent_id.
+  await u.selectOptions(within(runRegion()).getByLabelText('API'), 'legacy');
+  await reply(u, 'fourth');
+  await waitFor(() => expect(turnItems()).toHaveLength(4));
+  await waitFor(() => expect(lastTurnStatus()).toBe('Done'), { timeout: 5_000 });
+  const posts = await postsAfter(before);
+  expect(posts[3]).toMatchObject({ path: '/rest/api/v1/agents/runs/wait', messages: [...turn3, ...ai([echoWords('third').join('')]), user('fourth')] });
 });
 
 it('an edited earlier question starts a new branch from that point; the old branch stays and can be shown again', async () => {

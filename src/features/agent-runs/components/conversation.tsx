@@ -4,9 +4,8 @@ import type { ActiveConnection } from '../../../lib/connection';
 import { isTerminal, type RunStatus } from '../model/run-machine';
 import type { RunRecord } from '../model/run-record';
 import type { RunRequest } from '../model/run-request';
-import { timeoutMsOf, type RunSettings } from '../model/run-settings';
 import { useRuns } from '../model/run-store-context';
-import { answered, editRequest, MAX_ANSWER_MESSAGES, pathTo, replyRequest, retryRequest, threadsOf, type Thread } from '../model/thread';
+import { answered, editRequest, MAX_ANSWER_MESSAGES, pathTo, replyRequest, retryRequest, sendOf, threadsOf, type Thread } from '../model/thread';
 import { useFollowActive, useHeldEntries } from '../model/use-held-entries';
 import { exportThread } from './history-panel';
 import { ReplyBox } from './reply-box';
@@ -23,16 +22,13 @@ function replyBlockedWhy(last: Thread['turns'][number], active: RunRecord | unde
 
 /**
  * The conversation `threadId` in the response pane: its turns (ThreadView), and the reply box
- * that sends the next one. A thread read from a file is read-only until continued on the
+ * that sends the next one, the way the last turn went unless changed there. A thread read from a file is read-only until continued on the
  * current profile. The parent keys this by the thread, so the branch shown and a draft do not
  * carry over to another.
  */
-export function Conversation({ threadId, connection, settingsOf, onSettings, start, onRunAsDurable }: {
+export function Conversation({ threadId, connection, start, onRunAsDurable }: {
   threadId: string;
   connection: ActiveConnection;
-  /** How the agent's next run is sent (its run options, shared with the form). */
-  settingsOf(agentId: string): RunSettings;
-  onSettings(agentId: string, patch: Partial<RunSettings>): void;
   /** Sends a run; answers whether it started. */
   start(request: RunRequest): boolean;
   onRunAsDurable?(run: RunRecord): void;
@@ -59,8 +55,6 @@ export function Conversation({ threadId, connection, settingsOf, onSettings, sta
   const imported = thread.turns.every((t) => t.imported);
   const readOnly = imported && !continuing;
   const blocked = replyBlockedWhy(last, active);
-  const settings = settingsOf(thread.agentId);
-  const send = { flavour: settings.flavour, mode: settings.mode, timeoutMs: timeoutMsOf(settings) };
   const sent = (request: RunRequest) => {
     const ok = start(request);
     // The new turn is the newest: the branch it is on is shown.
@@ -86,8 +80,9 @@ export function Conversation({ threadId, connection, settingsOf, onSettings, sta
           canSend: !active,
           cannotSendWhy: active ? replyBlockedWhy(last, active) : undefined,
           readOnly,
-          onRetry: (turn) => sent(retryRequest(turn, send)),
-          onEdit: (turn, text) => sent(editRequest(turn, text, send)),
+          // A turn asked again goes the way it went the first time.
+          onRetry: (turn) => sent(retryRequest(turn, sendOf(turn.request))),
+          onEdit: (turn, text) => sent(editRequest(turn, text, sendOf(turn.request))),
           onRunAsDurable,
         }}
       />
@@ -108,10 +103,9 @@ export function Conversation({ threadId, connection, settingsOf, onSettings, sta
           key={last.id}
           threadId={thread.id}
           agentName={agentName}
-          settings={settings}
-          onSettings={(patch) => onSettings(thread.agentId, patch)}
+          initial={sendOf(last.request)}
           connection={connection}
-          build={(text) => replyRequest(thread, last, text, send)}
+          build={(text, send) => replyRequest(thread, last, text, send)}
           canSend={blocked === undefined}
           cannotSendWhy={blocked}
           onSend={sent}

@@ -2,24 +2,24 @@ import { useId, useState, type KeyboardEvent } from 'react';
 import { CodeSnippets } from '../../../components/code-snippets';
 import type { ActiveConnection } from '../../../lib/connection';
 import { local } from '../../../lib/storage';
-import type { RunRequest } from '../model/run-request';
-import type { RunSettings } from '../model/run-settings';
+import type { Flavour, Mode, RunRequest } from '../model/run-request';
+import type { TurnSend } from '../model/thread';
 
 const draftKey = (threadId: string) => `replyDraft.${threadId}`;
 
 /**
- * The next turn of a conversation: a question, sent in the API and mode chosen here (the
- * agent's run options, shared with the form), with the exact request it will POST shown
- * before it is sent. The draft is kept per conversation until it is sent.
+ * The next turn of a conversation: a question, sent in the API and mode of the turn it
+ * follows unless changed here, with the exact request it will POST shown before it is sent.
+ * The draft is kept per conversation until it is sent.
  */
-export function ReplyBox({ threadId, agentName, settings, onSettings, connection, build, canSend, cannotSendWhy, onSend }: {
+export function ReplyBox({ threadId, agentName, initial, connection, build, canSend, cannotSendWhy, onSend }: {
   threadId: string;
   agentName: string;
-  settings: RunSettings;
-  onSettings(patch: Partial<RunSettings>): void;
+  /** How the turn it follows was sent. */
+  initial: TurnSend;
   connection: ActiveConnection;
-  /** The request a reply with this text would send. */
-  build(text: string): RunRequest;
+  /** The request a reply with this text, sent this way, would send. */
+  build(text: string, send: TurnSend): RunRequest;
   canSend: boolean;
   cannotSendWhy?: string;
   /** Sends; answers whether the run started (the draft is kept when it did not). */
@@ -32,19 +32,20 @@ export function ReplyBox({ threadId, agentName, settings, onSettings, connection
     if (t) local.set(draftKey(threadId), t);
     else local.remove(draftKey(threadId));
   };
-  const request = build(text);
+  const [send, setSend] = useState<TurnSend>(initial);
+  const request = build(text, send);
   const messages = Array.isArray(request.body.messages) ? request.body.messages.length : 0;
   const empty = text.trim() === '';
-  const send = () => {
+  const submit = () => {
     if (!canSend || empty) return;
     // The request is fixed now, from the text and options of this moment.
-    if (onSend(build(text))) setText('');
+    if (onSend(build(text, send))) setText('');
   };
   const onKeyDown = (e: KeyboardEvent) => {
     if (e.key !== 'Enter' || !(e.ctrlKey || e.metaKey)) return;
     e.preventDefault();
     e.stopPropagation();
-    send();
+    submit();
   };
   return (
     <section className="reply-box" aria-label="Reply">
@@ -60,19 +61,24 @@ export function ReplyBox({ threadId, agentName, settings, onSettings, connection
       />
       <div className="toolbar reply-options">
         <label htmlFor={ids.api}>API</label>
-        <select id={ids.api} value={settings.flavour} onChange={(e) => onSettings({ flavour: e.target.value as RunSettings['flavour'] })}>
+        <select
+          id={ids.api}
+          value={send.flavour}
+          // The legacy API has no durable runs; its nearest is a wait.
+          onChange={(e) => setSend((s) => ({ ...s, flavour: e.target.value as Flavour, ...(e.target.value === 'legacy' && s.mode === 'durable' && { mode: 'wait' as const }) }))}
+        >
           <option value="platform">current</option>
           <option value="legacy">legacy (deprecated)</option>
         </select>
         <label htmlFor={ids.mode}>Answer</label>
-        <select id={ids.mode} value={settings.mode} onChange={(e) => onSettings({ mode: e.target.value as RunSettings['mode'] })}>
+        <select id={ids.mode} value={send.mode} onChange={(e) => setSend((s) => ({ ...s, mode: e.target.value as Mode }))}>
           <option value="stream">stream</option>
           <option value="wait">wait</option>
-          <option value="durable" disabled={settings.flavour === 'legacy'}>
+          <option value="durable" disabled={send.flavour === 'legacy'}>
             durable
           </option>
         </select>
-        <button type="button" className="primary" disabled={!canSend || empty} onClick={send} aria-keyshortcuts="Control+Enter Meta+Enter">
+        <button type="button" className="primary" disabled={!canSend || empty} onClick={submit} aria-keyshortcuts="Control+Enter Meta+Enter">
           Send reply
         </button>
       </div>

@@ -2,6 +2,7 @@ import { useId, useState, type KeyboardEvent } from 'react';
 import { Link } from 'react-router';
 import type { Message } from '../../../contract/agents';
 import { ResponseSummary } from '../../../components/response-meta';
+import { SpecBadge } from '../../../components/spec-badge';
 import { formatBytes, formatCount } from '../../../lib/format';
 import { runDetails, type HistoryDetails } from '../model/history';
 import { isTerminal, statusText, statusTone, type RunStatus } from '../model/run-machine';
@@ -39,13 +40,15 @@ function MessageBlocks({ messages }: { messages: readonly Message[] }) {
   );
 }
 
-/** What history kept of a turn the console no longer holds: request, answer, events on demand. */
+/** What history kept of a turn the console no longer holds: request, answer, and on demand its events and raw answer. */
 function StoredTurnDetails({ turn }: { turn: Turn }) {
   const [details, setDetails] = useState<HistoryDetails | null | 'loading'>(null);
   const load = () => {
     setDetails('loading');
     void runDetails(turn.id).then((d) => setDetails(d ?? {}), () => setDetails({}));
   };
+  // A waited turn's answer, as it was received, can be checked against the public schema again.
+  const waited = details && details !== 'loading' && turn.request.mode === 'wait' && details.result !== undefined && turn.meta ? { ...turn.meta, rawBody: JSON.stringify(details.result) } : undefined;
   return (
     <div className="turn-details">
       <p>
@@ -63,21 +66,30 @@ function StoredTurnDetails({ turn }: { turn: Turn }) {
           Durable run <Link to={`/runs/${encodeURIComponent(turn.request.agentId)}/${encodeURIComponent(turn.runId)}`}>{turn.runId}</Link>
         </p>
       )}
-      {turn.eventCount > 0 && details === null && (
+      {details === null && !turn.imported && (
         <button type="button" onClick={load}>
-          Show its {formatCount(turn.eventCount)} events
+          {turn.eventCount > 0 ? `Show its ${formatCount(turn.eventCount)} events` : 'Show its raw answer'}
         </button>
       )}
-      {details === 'loading' && <p role="status">Loading events…</p>}
+      {details === 'loading' && <p role="status">Loading what history kept…</p>}
       {details && details !== 'loading' && (
-        <pre className="raw" aria-label="Events">
-          {details.events?.length
-            ? details.events
+        <>
+          {details.events?.length ? (
+            <pre className="raw" aria-label="Events">
+              {details.events
                 .slice(0, 500)
                 .map((e) => `${e.seq}\t${e.at} ms\t${e.event}\t${e.data}`)
-                .join('\n') + (details.events.length > 500 ? `\n… and ${formatCount(details.events.length - 500)} more (Export JSON has them all)` : '')
-            : 'History has no events of this turn (imported turns carry counts only).'}
-        </pre>
+                .join('\n') + (details.events.length > 500 ? `\n… and ${formatCount(details.events.length - 500)} more (Export last turn has them all)` : '')}
+            </pre>
+          ) : null}
+          {details.result !== undefined && (
+            <pre className="raw" aria-label="Raw answer">
+              {JSON.stringify(details.result, null, 2)}
+            </pre>
+          )}
+          {waited && <SpecBadge answer={waited} />}
+          {!details.events?.length && details.result === undefined && <p className="muted">History has no more of this turn.</p>}
+        </>
       )}
     </div>
   );

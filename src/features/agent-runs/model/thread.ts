@@ -86,6 +86,11 @@ export interface TurnSend {
   timeoutMs?: number;
 }
 
+/** How a turn was sent: the next one goes the same way unless the user changes it. */
+export function sendOf(request: RunRequest): TurnSend {
+  return { flavour: request.flavour, mode: request.mode, ...(request.timeoutMs !== undefined && { timeoutMs: request.timeoutMs }) };
+}
+
 /** The request of a reply to `parent` (or of a thread's first turn), in `send`'s API and mode. */
 export function replyRequest(thread: { id: string; agentId: string; agentName?: string }, parent: Turn | undefined, text: string, send: TurnSend): RunRequest {
   // An agent that takes input besides messages gets the same complete input again.

@@ -115,8 +115,6 @@ export function RunsPage() {
                 key={threadId}
                 threadId={threadId}
                 connection={connection}
-                settingsOf={settingsOf}
-                onSettings={update}
                 start={start}
                 onRunAsDurable={active ? undefined : runAsDurable}
               />
