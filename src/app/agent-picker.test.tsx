@@ -68,3 +68,14 @@ it('says why the search failed when the token may not list agents', async () => 
   // The typed id can still be opened.
   expect(within(list).getByRole('option', { name: 'Open agent id echo' })).toBeTruthy();
 });
+
+it('Enter on part of one agent’s name, matching no other, opens that agent rather than an id nobody has', async () => {
+  freshBrowser(DEMO.agents);
+  const user = userEvent.setup();
+  renderConsole('/runs');
+  await user.type(await screen.findByRole('combobox', { name: 'Agent' }), 'calendar');
+  await screen.findByRole('option', { name: /^Calendar Helper/ });
+  await user.keyboard('{Enter}');
+  expect(await screen.findByRole('heading', { name: /Calendar Helper/ })).toBeTruthy();
+  expect(screen.queryByText(/No agent “calendar”/)).toBeNull();
+});

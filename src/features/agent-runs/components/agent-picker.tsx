@@ -67,7 +67,12 @@ export function AgentPicker({ connection, flavour, selectedId, onSelect }: {
       e.preventDefault();
       // Enter on typed text opens the agent it names exactly (by name or id), else the text as an id.
       const exact = (o: Option) => o.kind === 'agent' && (o.agent.agent_id === typed || o.agent.name.toLowerCase() === typed.toLowerCase());
-      const pick = options[active] ?? (typed ? (options.find(exact) ?? options.find((o) => o.kind === 'id') ?? (LOOKS_LIKE_ID.test(typed) ? { kind: 'id', id: typed } : undefined)) : undefined);
+      // Part of one agent's name, matching no other, opens that agent: not a page for an id nobody has.
+      // (Matched here, not trusted to the search: its answer may still be for fewer letters.)
+      const lower = typed.toLowerCase();
+      const agents = options.filter((o) => o.kind === 'agent' && (o.agent.name.toLowerCase().includes(lower) || o.agent.agent_id.toLowerCase().includes(lower)));
+      const only = agents.length === 1 ? agents[0] : undefined;
+      const pick = options[active] ?? (typed ? (options.find(exact) ?? only ?? options.find((o) => o.kind === 'id') ?? (LOOKS_LIKE_ID.test(typed) ? { kind: 'id', id: typed } : undefined)) : undefined);
       if (pick) choose(pick);
     } else if (e.key === 'Escape') {
       if (open || text) {

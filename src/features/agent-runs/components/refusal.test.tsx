@@ -37,3 +37,11 @@ it('an https documentation_url is the link it always was', () => {
   expect(link.getAttribute('href')).toBe('https://developers.glean.com/errors/resource-not-found');
   expect(link.getAttribute('rel')).toBe('noreferrer noopener');
 });
+
+it('a 409 asking for a durable run offers that run, and not the advice to wait that would not help', () => {
+  const body = { type: 'about:blank', title: 'Conflict', status: 409, detail: 'Run it with execution_mode DURABLE.', code: 'durable_run_required', request_id: 'req_2' };
+  render(<Refusal error={new ApiError('http', 409, 'Conflict', body.detail, body, undefined, 'durable_run_required', 'req_2')} onRunAsDurable={() => {}} />);
+  const alert = screen.getByRole('alert');
+  expect(within(alert).getByRole('button', { name: 'Run as durable' })).toBeTruthy();
+  expect(alert.textContent).not.toMatch(/wait for other runs to finish/);
+});

@@ -46,7 +46,8 @@ export function Refusal({ error, onRunAsDurable }: { error: ApiError; onRunAsDur
       advice = 'No agent with this id on this instance (ids are exact).';
       break;
     case 409:
-      advice = 'The run conflicts with the agent’s current state; wait for other runs to finish and try again.';
+      // A run refused for want of durability is told below, with its remedy; waiting would not help.
+      advice = asksForDurableRun(error) ? '' : 'The run conflicts with the agent’s current state; wait for other runs to finish and try again.';
       break;
     case 422:
       advice =
