@@ -74,7 +74,8 @@ export function ResponsePanel({ run, idleText, body, formId, runLabel, canRun, c
           <button type="button" onClick={onStop} disabled={!inFlight} aria-keyshortcuts="Escape">
             Stop
           </button>
-          <span className="hint">
+          {/* Keyboard advice is no use on a touch screen, where this bar is sticky and every line costs the answer room. */}
+          <span className={cannotRunWhy || inFlight ? 'hint' : 'hint keyboard-hint'}>
             {cannotRunWhy ?? (inFlight ? 'Stop (or Escape) closes this browser’s side; the run is not sent again.' : 'Ctrl+Enter (⌘+Enter) runs from anywhere in the request.')}
           </span>
         </div>
