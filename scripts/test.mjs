@@ -51,6 +51,14 @@ if (v) {
     failures.push('Vitest ran no test');
   }
 }
+// The CI log keeps only the tail: name each failed test there, with the first line of why.
+for (const file of v?.testResults ?? []) {
+  for (const t of file.assertionResults ?? []) {
+    if (t.status !== 'failed') continue;
+    const why = String(t.failureMessages?.[0] ?? '').split('\n')[0].slice(0, 300);
+    failures.push(`Vitest: ${file.name.replace(process.cwd() + '/', '')} › ${t.fullName} — ${why}`);
+  }
+}
 if (!vitestOk && (!v || v.numFailedTests === 0)) {
   failed++;
   failures.push('Vitest (suite error)');
@@ -73,12 +81,23 @@ if (missing) {
       failures.push('Playwright ran no test');
     }
   }
+  const walk = (suite) => {
+    for (const spec of suite.specs ?? []) {
+      for (const t of spec.tests ?? []) {
+        if (t.status !== 'unexpected') continue;
+        const err = t.results?.at(-1)?.error?.message ?? '';
+        failures.push(`Playwright: ${spec.file}:${spec.line} › ${spec.title} — ${String(err).split('\n')[0].slice(0, 300)}`);
+      }
+    }
+    for (const child of suite.suites ?? []) walk(child);
+  };
+  for (const suite of p?.suites ?? []) walk(suite);
   if (!e2eOk && (!s || s.unexpected === 0)) {
     failed++;
     failures.push('Playwright (run error)');
   } else if (!e2eOk) failures.push('Playwright');
 }
 
-if (failures.length) console.log(`\nFailed: ${failures.join('; ')}`);
+if (failures.length) console.log(`\nFailed:\n- ${failures.join('\n- ')}`);
 console.log(`\n${passed} passed, ${failed} failed`);
 process.exit(failed === 0 && existsSync(reports) ? 0 : 1);

@@ -154,7 +154,7 @@ it('a stream refused because the agent needs a durable run offers Run as durable
   freshBrowser(DEMO.agents);
   const user = userEvent.setup();
   renderConsole('/runs/expense-filer');
-  await say(user, 'File my receipts');
+  await say(user, 'File my travel receipts');
   await user.click(await screen.findByRole('button', { name: 'Run and stream' }));
   await waitFor(() => expect(headStatus().textContent).toBe('Refused'));
   await user.click(within(runRegion()).getByRole('button', { name: 'Run as durable' }));
@@ -169,10 +169,11 @@ it('a stream refused because the agent needs a durable run offers Run as durable
   expect(within(runRegion()).queryByRole('region', { name: 'Cancel' })).toBeNull();
   // Both are turns of one conversation: the durable run was asked at the point the stream was refused.
   await waitFor(() => expect(within(history()).getAllByRole('listitem')[0]!.querySelector('.status')!.textContent).toBe('Succeeded'));
-  // (An earlier test's last history write may land after this test cleared history: only this conversation's rows count.)
-  const rows = within(history()).getAllByRole('listitem').filter((li) => /File my receipts/.test(li.textContent ?? ''));
-  expect(rows).toHaveLength(1);
-  expect(rows[0]!.textContent).toMatch(/File my receipts · conversation, 2 turns/);
+  // An earlier test's last history write may land after this test cleared history (its store's
+  // writes are queued): only this conversation's rows count, told apart by their question.
+  const rows = within(history()).getAllByRole('listitem').filter((li) => /File my travel receipts/.test(li.textContent ?? ''));
+  expect(rows.map((r) => r.textContent)).toHaveLength(1);
+  expect(rows[0]!.textContent).toMatch(/File my travel receipts · conversation, 2 turns/);
   const turns = within(runRegion()).getByRole('list', { name: /turn/i });
   expect(within(turns).getByRole('group', { name: 'Branches at this turn' }).textContent).toMatch(/Branch 2 of 2/);
   await userEvent.setup().click(within(turns).getByRole('button', { name: 'Previous branch' }));
