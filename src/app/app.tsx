@@ -13,6 +13,7 @@ import { createQueryClient } from './query-client';
 // the connection page, where a new user starts, are in the initial bundle.
 const SchemasPage = lazy(() => import('../features/schemas/schemas-page').then((m) => ({ default: m.SchemasPage })));
 const RunsPage = lazy(() => import('../features/agent-runs/routes/runs-page').then((m) => ({ default: m.RunsPage })));
+const ComparePage = lazy(() => import('../features/agent-runs/routes/compare-page').then((m) => ({ default: m.ComparePage })));
 const DurableRunPage = lazy(() => import('../features/agent-runs/routes/durable-run-page').then((m) => ({ default: m.DurableRunPage })));
 
 function RunsLink() {
@@ -62,6 +63,7 @@ export function Layout() {
               <Route path="runs" element={<RunsPage />} />
               <Route path="runs/:agentId" element={<RunsPage />} />
               <Route path="runs/:agentId/thread/:threadId" element={<RunsPage />} />
+              <Route path="compare/:a/:b" element={<ComparePage />} />
               <Route
                 path="runs/:agentId/:runId"
                 element={

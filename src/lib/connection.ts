@@ -45,6 +45,20 @@ export function useConnection(): ActiveConnection {
   return value;
 }
 
+/** Every profile by name, and the connection each would give (its own token): "Run on both" sends to two. */
+export interface Connections {
+  profiles: readonly { id: string; label: string }[];
+  connectionOf(profileId: string): ActiveConnection | undefined;
+}
+
+export const ConnectionsContext = createContext<Connections | null>(null);
+
+export function useConnections(): Connections {
+  const value = useContext(ConnectionsContext);
+  if (!value) throw new Error('useConnections must be used inside the connection provider.');
+  return value;
+}
+
 /** What identifies a connection's answers: its mode, its target and its token's fingerprint. */
 export type ConnectionIdentity = Pick<ActiveConnection, 'mode' | 'target' | 'fingerprint'>;
 

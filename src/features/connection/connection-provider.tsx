@@ -1,5 +1,5 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
-import { ConnectionContext, fingerprintOf, type ActiveConnection, type GroupOutcome } from '../../lib/connection';
+import { ConnectionContext, ConnectionsContext, fingerprintOf, type ActiveConnection, type Connections, type GroupOutcome } from '../../lib/connection';
 import { baseUrlOf, loadProfiles, profileProblem, saveProfiles, tokenStore, type Profile, type ProfilesState } from './profiles';
 
 export interface ProfilesApi {
@@ -91,28 +91,41 @@ export function ConnectionProvider({ children }: { children: ReactNode }) {
     setScreenShare: (on) => setState((s) => ({ ...s, screenShare: on })),
   };
 
-  const connection = useMemo<ActiveConnection>(
-    () => ({
-      baseUrl: baseUrlOf(active),
-      token,
-      problem: profileProblem(active),
-      profileId: active.id,
-      profileLabel: active.label,
-      mode: active.mode,
-      target: active.mode === 'same-origin' ? '' : active.target,
-      scopes: active.scopes,
-      fingerprint: fingerprintOf(token),
-      displayBaseUrl: active.mode === 'same-origin' ? window.location.origin : active.target,
-      outcomes: active.outcomes,
+  const connectionFor = useCallback(
+    (profile: Profile, profileToken: string | undefined): ActiveConnection => ({
+      baseUrl: baseUrlOf(profile),
+      token: profileToken,
+      problem: profileProblem(profile),
+      profileId: profile.id,
+      profileLabel: profile.label,
+      mode: profile.mode,
+      target: profile.mode === 'same-origin' ? '' : profile.target,
+      scopes: profile.scopes,
+      fingerprint: fingerprintOf(profileToken),
+      displayBaseUrl: profile.mode === 'same-origin' ? window.location.origin : profile.target,
+      outcomes: profile.outcomes,
       recordOutcome,
       screenShare: state.screenShare,
     }),
-    [active, token, recordOutcome, state.screenShare],
+    [recordOutcome, state.screenShare],
+  );
+  const connection = useMemo<ActiveConnection>(() => connectionFor(active, token), [connectionFor, active, token]);
+  const connections = useMemo<Connections>(
+    () => ({
+      profiles: state.profiles.map((p) => ({ id: p.id, label: p.label })),
+      connectionOf: (id) => {
+        const p = state.profiles.find((x) => x.id === id);
+        return p && connectionFor(p, tokens[p.id]);
+      },
+    }),
+    [state.profiles, tokens, connectionFor],
   );
 
   return (
     <ProfilesContext.Provider value={api}>
-      <ConnectionContext.Provider value={connection}>{children}</ConnectionContext.Provider>
+      <ConnectionContext.Provider value={connection}>
+        <ConnectionsContext.Provider value={connections}>{children}</ConnectionsContext.Provider>
+      </ConnectionContext.Provider>
     </ProfilesContext.Provider>
   );
 }

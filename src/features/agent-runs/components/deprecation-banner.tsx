@@ -1,10 +1,18 @@
 import { LEGACY_RUNS_DEPRECATED_AT, LEGACY_RUNS_SUNSET_AT } from '../../../contract/agents';
 import { deprecationOf, type Mode } from '../model/run-request';
+import { RUN_ON_BOTH, type PairTarget } from '../model/run-pair';
 
 const day = (d: Date) => d.toISOString().slice(0, 10);
 
 /** Shown while the legacy run endpoints are chosen; one click moves the same input to the replacement. */
-export function DeprecationBanner({ headers, mode, onSwitch }: { headers?: [string, string][]; mode: Mode; onSwitch(): void }) {
+export function DeprecationBanner({ headers, mode, onSwitch, formId, canCompare }: {
+  headers?: [string, string][];
+  mode: Mode;
+  onSwitch(): void;
+  /** The run form, which the comparison button sends (the same input on both APIs). */
+  formId?: string;
+  canCompare?: boolean;
+}) {
   const d = deprecationOf(headers, { deprecatedAt: LEGACY_RUNS_DEPRECATED_AT, sunsetAt: LEGACY_RUNS_SUNSET_AT });
   return (
     <div className="warning" role="note" aria-label="Deprecated endpoint">
@@ -25,9 +33,16 @@ export function DeprecationBanner({ headers, mode, onSwitch }: { headers?: [stri
           </>
         )}
       </p>
-      <button type="button" onClick={onSwitch}>
-        Switch to the replacement, keeping this input
-      </button>
+      <div className="toolbar">
+        <button type="button" onClick={onSwitch}>
+          Switch to the replacement, keeping this input
+        </button>
+        {formId && (
+          <button type="submit" form={formId} name={RUN_ON_BOTH} value={JSON.stringify({ kind: 'api' } satisfies PairTarget)} disabled={!canCompare}>
+            Compare with the replacement (runs both)
+          </button>
+        )}
+      </div>
     </div>
   );
 }

@@ -33,8 +33,11 @@ export function exportThread(thread: Thread): void {
 }
 
 /** A run, or a conversation told by its title and its newest turn. */
-function HistoryRow({ r, thread, connection, unreadable, open, setOpen, onLoad }: {
+function HistoryRow({ r, thread, connection, unreadable, open, setOpen, onLoad, compareFrom, setCompareFrom }: {
   r: HistoryEntry;
+  /** The run chosen first for a comparison, if one is. */
+  compareFrom: string | null;
+  setCompareFrom(id: string | null): void;
   thread?: Thread;
   connection: RunConnection;
   unreadable: Map<string, string>;
@@ -100,6 +103,19 @@ function HistoryRow({ r, thread, connection, unreadable, open, setOpen, onLoad }
           <button type="button" onClick={() => onLoad(r)} title="Loads this run's agent, API, mode and input into the form; nothing is sent until you run it">
             Run again…
           </button>
+          {compareFrom === null ? (
+            <button type="button" onClick={() => setCompareFrom(r.id)} title="Choose this run, then another, to see both side by side">
+              Compare…
+            </button>
+          ) : compareFrom === r.id ? (
+            <button type="button" aria-pressed="true" onClick={() => setCompareFrom(null)}>
+              Chosen to compare (cancel)
+            </button>
+          ) : (
+            <Link className="button" to={`/compare/${encodeURIComponent(compareFrom)}/${encodeURIComponent(r.id)}`}>
+              Compare with the chosen run
+            </Link>
+          )}
         </div>
       </div>
       {open === r.id && (
@@ -141,6 +157,9 @@ export function HistoryPanel({ connection, onLoad, onImported }: {
   const history = useHeldEntries();
   const { entries, unreadable } = history;
   const [open, setOpen] = useState<string | null>(null);
+  const [chosen, setCompareFrom] = useState<string | null>(null);
+  // A chosen run that left history (cleared, or past the limit) is no longer chosen.
+  const compareFrom = chosen !== null && entries.some((e) => e.id === chosen) ? chosen : null;
   const [query, setQuery] = useState('');
   const [importError, setImportError] = useState<string | null>(null);
   const fileInput = useRef<HTMLInputElement>(null);
@@ -203,12 +222,17 @@ export function HistoryPanel({ connection, onLoad, onImported }: {
       {history.isError && <p className="error">History is unavailable in this browser: {String(history.error)}</p>}
       {entries.length === 0 && history.isSuccess && <p className="muted">No runs yet.</p>}
       {entries.length > 0 && items.length === 0 && <p className="muted">Nothing in history matches “{query}”.</p>}
+      {compareFrom && (
+        <p className="notice" role="status">
+          One run chosen to compare: choose “Compare with the chosen run” on another, or cancel on the chosen one.
+        </p>
+      )}
       <ul className="history-list">
         {items.map((item) =>
           item.kind === 'thread' ? (
-            <HistoryRow key={item.thread.id} r={item.thread.turns.at(-1)!} thread={item.thread} connection={connection} unreadable={unreadable} open={open} setOpen={setOpen} onLoad={onLoad} />
+            <HistoryRow key={item.thread.id} r={item.thread.turns.at(-1)!} thread={item.thread} connection={connection} unreadable={unreadable} open={open} setOpen={setOpen} onLoad={onLoad} compareFrom={compareFrom} setCompareFrom={setCompareFrom} />
           ) : (
-            <HistoryRow key={item.entry.id} r={item.entry} connection={connection} unreadable={unreadable} open={open} setOpen={setOpen} onLoad={onLoad} />
+            <HistoryRow key={item.entry.id} r={item.entry} connection={connection} unreadable={unreadable} open={open} setOpen={setOpen} onLoad={onLoad} compareFrom={compareFrom} setCompareFrom={setCompareFrom} />
           ),
         )}
       </ul>

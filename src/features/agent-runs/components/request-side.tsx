@@ -15,6 +15,7 @@ import { LoadedNotice } from './loaded-notice';
 import { ManualFields } from './manual-fields';
 import { RequestPreview } from './request-preview';
 import { RunForm } from './run-form';
+import { RunOnBoth } from './run-on-both';
 import { RunOptions } from './run-options';
 
 function errorText(error: unknown): string {
@@ -25,7 +26,7 @@ function errorText(error: unknown): string {
  * The request side of the runs page: the agent, how to send its run, its input form, the
  * exact body and code. `formKey` names the form's values: a new one when a run is loaded into it.
  */
-export function RequestSide({ connection, agentId, agent, settings, onSettings, formId, formKey, latest, loaded, onSelectAgent, onRun, build }: {
+export function RequestSide({ connection, agentId, agent, settings, onSettings, formId, formKey, latest, loaded, onSelectAgent, onRun, build, cannotRunWhy }: {
   connection: ActiveConnection;
   agentId: string;
   agent: RunAgent;
@@ -36,8 +37,10 @@ export function RequestSide({ connection, agentId, agent, settings, onSettings, 
   latest: RunRecord | undefined;
   loaded: LoadedRun | undefined;
   onSelectAgent(id: string): void;
-  onRun(parts: RunParts): void;
+  onRun(parts: RunParts, submitter: HTMLElement | null): void;
   build(parts: RunParts): RunRequest;
+  /** Why "Run on both" cannot send now, if it cannot. */
+  cannotRunWhy?: string;
 }) {
   const { schema, fields, manual, schemas } = agent;
   const legacyHeaders = latest?.request.flavour === 'legacy' ? latest.state.meta?.headers : undefined;
@@ -65,7 +68,9 @@ export function RequestSide({ connection, agentId, agent, settings, onSettings, 
           <AgentHead agentId={agentId} name={agent.name} agent={agent.agent.data} />
           {loaded && <LoadedNotice loaded={loaded} profileId={connection.profileId} profileLabel={connection.profileLabel} />}
           <RunOptions settings={settings} onChange={onSettings} />
-          {settings.flavour === 'legacy' && <DeprecationBanner headers={legacyHeaders} mode={settings.mode} onSwitch={() => onSettings({ flavour: 'platform' })} />}
+          {settings.flavour === 'legacy' && (
+            <DeprecationBanner headers={legacyHeaders} mode={settings.mode} onSwitch={() => onSettings({ flavour: 'platform' })} formId={formId} canCompare={cannotRunWhy === undefined} />
+          )}
           {schemas.isLoading && !manual && <p role="status">Loading the agent’s input schema…</p>}
           {schemas.isError && !manual && (
             <div className="error-panel" role="alert">
@@ -95,6 +100,9 @@ export function RequestSide({ connection, agentId, agent, settings, onSettings, 
             >
               <RequestPreview connection={connection} fields={fields} takesMessages={agent.takesMessages} build={build} />
             </RunForm>
+          )}
+          {schema && (
+            <RunOnBoth formId={formId} connection={connection} settings={settings} agentId={agentId} cannotRunWhy={cannotRunWhy} />
           )}
         </>
       )}

@@ -30,7 +30,8 @@ export interface RunFormProps {
   takesMessages: boolean;
   /** The last refusal of a run of this agent, whose named fields are marked. */
   refusal: ApiError | undefined;
-  onRun(parts: RunParts): void;
+  /** `submitter`: the button that sent the form (none for Ctrl+Enter), which says how to run it. */
+  onRun(parts: RunParts, submitter: HTMLElement | null): void;
   /** Rendered inside the form's context, after the fields: whatever reads the values (preview, code). */
   children?: ReactNode;
 }
@@ -66,7 +67,7 @@ export function RunForm({ formId, agentId, schema, fields, takesMessages, refusa
   const schemaError = form.formState.errors.root?.[SCHEMA_ERROR]?.message;
   return (
     <FormProvider {...form}>
-      <form id={formId} aria-labelledby={`${formId}-heading`} onSubmit={form.handleSubmit((v) => onRun(runParts(v, fields, takesMessages)))} noValidate>
+      <form id={formId} aria-labelledby={`${formId}-heading`} onSubmit={form.handleSubmit((v, e) => onRun(runParts(v, fields, takesMessages), (e?.nativeEvent as SubmitEvent | undefined)?.submitter ?? null))} noValidate>
         <h2 id={`${formId}-heading`}>Input</h2>
         {fields.length > 0 && (
           <>

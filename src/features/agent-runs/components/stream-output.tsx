@@ -1,8 +1,9 @@
-import { useSyncExternalStore } from 'react';
+import { useState, useSyncExternalStore } from 'react';
 import { ResponseMetaView } from '../../../components/response-meta';
 import { formatBytes, formatCount } from '../../../lib/format';
 import type { RunState } from '../model/run-machine';
 import type { StreamLog } from '../model/stream-log';
+import { StreamChart } from './run-chart';
 import { StreamProgress } from './stream-progress';
 import { Timeline } from './timeline';
 import { TranscriptView } from './transcript-view';
@@ -15,6 +16,7 @@ import { TranscriptView } from './transcript-view';
  */
 export function StreamOutput({ log, state, durationMs, expectedEvents }: { log: StreamLog; state: RunState; durationMs: number | undefined; expectedEvents?: number }) {
   const version = useSyncExternalStore(log.subscribe, log.getVersion);
+  const [opened, setOpened] = useState<number | null>(null);
   if (state.status === 'refused') return null;
   return (
     <>
@@ -46,7 +48,8 @@ export function StreamOutput({ log, state, durationMs, expectedEvents }: { log: 
       </dl>
       {expectedEvents !== undefined && expectedEvents > 0 && <StreamProgress received={log.messageEvents} expected={expectedEvents} />}
       <TranscriptView log={log} version={version} />
-      <Timeline log={log} />
+      <StreamChart events={log.events} durationMs={durationMs} label="Over time" onPick={setOpened} />
+      <Timeline log={log} selected={opened} onSelect={setOpened} />
       {log.meta && (
         <details>
           <summary>Response details</summary>

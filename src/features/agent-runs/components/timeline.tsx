@@ -22,11 +22,18 @@ function rowLabel(e: TimelineEntry): string {
  * aria-activedescendant names the active row, which the arrow keys, Page Up/Down, Home and
  * End move and keep in view; Enter, Space or a click opens the row's event below.
  */
-export function Timeline({ log }: { log: StreamLog }) {
+export function Timeline({ log, selected: picked, onSelect }: {
+  log: StreamLog;
+  /** The event opened below, when the caller holds it (the chart opens events too). */
+  selected?: number | null;
+  onSelect?(index: number): void;
+}) {
   const parent = useRef<HTMLDivElement>(null);
   const idBase = useId();
   const rowId = (index: number) => `${idBase}-event-${index}`;
-  const [selected, setSelected] = useState<number | null>(null);
+  const [own, setOwn] = useState<number | null>(null);
+  const selected = picked !== undefined ? picked : own;
+  const setSelected = (index: number) => (onSelect ? onSelect(index) : setOwn(index));
   const [active, setActive] = useState<number | null>(null);
   const { follow, setFollow, onScroll, onWheel } = useFollowEnd(parent);
   const count = log.events.length;
@@ -52,6 +59,15 @@ export function Timeline({ log }: { log: StreamLog }) {
   useLayoutEffect(() => {
     if (follow && count > 0 && parent.current) parent.current.scrollTop = virtualizer.getTotalSize();
   }, [count, follow, virtualizer]);
+
+  // An event opened from outside (the chart) is brought into view, and the list stops following.
+  useLayoutEffect(() => {
+    if (picked === undefined || picked === null) return;
+    setFollow(false);
+    virtualizer.scrollToIndex(picked, { align: 'center' });
+    // Only when another event is opened; not on every new event.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [picked]);
 
   const firstInView = () => Math.min(count - 1, Math.ceil((virtualizer.scrollOffset ?? 0) / ROW_HEIGHT));
   const moveTo = (index: number) => {

@@ -128,6 +128,10 @@ export async function runDetails(id: string): Promise<HistoryDetails | undefined
   return { result: stored.result, ...(stored.eventRecords > 0 && { events }) };
 }
 
+/** A kept run's events and answer: they never change once written, so they are read once. */
+export const runDetailsQueryOptions = (id: string) =>
+  queryOptions({ queryKey: ['run-details', id] as const, queryFn: async (): Promise<HistoryDetails> => (await runDetails(id)) ?? {}, staleTime: Infinity });
+
 export async function clearHistory(): Promise<void> {
   for (const k of await keys(summaries)) await deleteRun(String(k));
 }

@@ -113,6 +113,25 @@ export class RunStore {
    */
   start(connection: RunConnection, request: RunRequest): RunRecord | undefined {
     if (this.snapshot.active) return undefined;
+    return this.launch(connection, request);
+  }
+
+  /**
+   * Sends two runs at once, one POST each, for a comparison ("Run on both"). Like `start`,
+   * sends nothing while a run is in flight.
+   */
+  startPair(a: { connection: RunConnection; request: RunRequest }, b: { connection: RunConnection; request: RunRequest }): [RunRecord, RunRecord] | undefined {
+    if (this.snapshot.active) return undefined;
+    const first = this.launch(a.connection, a.request);
+    return [first, this.launch(b.connection, b.request)];
+  }
+
+  /** Every in-flight run (two during a comparison). */
+  inFlight(): RunRecord[] {
+    return this.snapshot.runs.filter((r) => isInFlight(r.state.status));
+  }
+
+  private launch(connection: RunConnection, request: RunRequest): RunRecord {
     const startedAt = Date.now();
     const record: RunRecord = {
       id: newRunId(),

@@ -1,6 +1,6 @@
 import { useId, useRef, type KeyboardEvent } from 'react';
 import { useLocation, useNavigate, useParams } from 'react-router';
-import { useConnection } from '../../../lib/connection';
+import { useConnection, useConnections } from '../../../lib/connection';
 import { NARROW } from '../../../lib/use-media-query';
 import { Conversation } from '../components/conversation';
 import { HistoryPanel } from '../components/history-panel';
@@ -10,6 +10,7 @@ import { ResponsePanel } from '../components/response-panel';
 import type { HistoryEntry } from '../model/history';
 import { loadedRunOf, loadIntoForm, type LoadedRun } from '../model/run-draft';
 import type { RunRecord } from '../model/run-record';
+import { pairTargetOf, secondRequest, type PairTarget } from '../model/run-pair';
 import { partsOf, runRequest, type RunParts, type RunRequest } from '../model/run-request';
 import { timeoutMsOf, useRunSettings } from '../model/run-settings';
 import { useRunStore, useRuns } from '../model/run-store-context';
@@ -28,6 +29,7 @@ export function RunsPage() {
   const navigate = useNavigate();
   const location = useLocation();
   const connection = useConnection();
+  const connections = useConnections();
   const store = useRunStore();
   const { runs, active } = useRuns();
   const { settingsOf, update } = useRunSettings();
@@ -54,6 +56,14 @@ export function RunsPage() {
     });
     return true;
   };
+  // "Run on both": one POST to each target, then both side by side on the comparison's own page.
+  const runPair = (parts: RunParts, target: PairTarget) => {
+    const first = build(parts);
+    const other = target.kind === 'profile' ? connections.connectionOf(target.profileId) : connection;
+    if (!other) return;
+    const pair = store.startPair({ connection, request: first }, { connection: other, request: secondRequest(first, target) });
+    if (pair) navigate(`/compare/${encodeURIComponent(pair[0].id)}/${encodeURIComponent(pair[1].id)}`);
+  };
   const loadRun = (entry: HistoryEntry) => {
     const { agentId: id, flavour, mode, timeoutMs } = entry.request;
     update(id, { flavour, mode, ...(timeoutMs !== undefined && { timeoutSec: String(timeoutMs / 1000) }) });
@@ -73,7 +83,7 @@ export function RunsPage() {
     (document.getElementById(formId) as HTMLFormElement | null)?.requestSubmit();
   };
   const onPageKeyDown = (e: KeyboardEvent) => {
-    if (e.key === 'Escape' && !e.defaultPrevented && active) store.stop(active.id);
+    if (e.key === 'Escape' && !e.defaultPrevented && active) for (const r of store.inFlight()) store.stop(r.id);
   };
 
   const formReady = agentId !== '' && agent.schema !== undefined && !agent.unknown;
@@ -101,8 +111,13 @@ export function RunsPage() {
           loaded={loaded?.agentName !== undefined ? loaded : undefined}
           onSelectAgent={(id) => navigate(`/runs/${encodeURIComponent(id)}`)}
           // A messages agent's run from the form starts a conversation.
-          onRun={(parts) => start(agent.takesMessages ? { ...build(parts), thread: { id: newThreadId() } } : build(parts))}
+          onRun={(parts, submitter) => {
+            const target = pairTargetOf(submitter);
+            if (target) runPair(parts, target);
+            else start(agent.takesMessages ? { ...build(parts), thread: { id: newThreadId() } } : build(parts));
+          }}
           build={build}
+          cannotRunWhy={cannotRunWhy}
         />
       </section>
       <section className="response-side" aria-label="Response">
@@ -124,7 +139,7 @@ export function RunsPage() {
           runLabel={RUN_LABEL[settings.mode]}
           canRun={cannotRunWhy === undefined}
           cannotRunWhy={cannotRunWhy}
-          onStop={() => active && store.stop(active.id)}
+          onStop={() => store.inFlight().forEach((r) => store.stop(r.id))}
           onRunAsDurable={active ? undefined : runAsDurable}
           statusRef={statusRef}
         />

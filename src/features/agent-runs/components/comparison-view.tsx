@@ -1,0 +1,378 @@
+import { useQuery } from '@tanstack/react-query';
+import { useEffect, useState, useSyncExternalStore } from 'react';
+import { Link } from 'react-router';
+import { SpecBadge } from '../../../components/spec-badge';
+import { download } from '../../../lib/download';
+import { formatCount } from '../../../lib/format';
+import { summarize } from '../../../lib/spec-lens/summary';
+import {
+  answersMatch,
+  bodyDiff,
+  comparisonFileOf,
+  headerDiff,
+  metricRows,
+  sentDifferences,
+  wordDiff,
+  type ComparedRun,
+  type TextDiff,
+} from '../model/comparison';
+import { runDetailsQueryOptions, type HistoryEntry } from '../model/history';
+import { isTerminal, statusText, statusTone, type RunStatus } from '../model/run-machine';
+import type { RunRecord } from '../model/run-record';
+import type { TimelineEntry } from '../model/stream-event';
+import type { StreamLog } from '../model/stream-log';
+import { useRunStore } from '../model/run-store-context';
+import { useHeldEntries } from '../model/use-held-entries';
+import { StateChart, StreamChart } from './run-chart';
+
+const noLog = { subscribe: () => () => undefined, getVersion: () => 0 };
+
+/** Re-renders on a live log's per-frame notifications (nothing when there is no log). */
+function useLogVersion(log: StreamLog | undefined): number {
+  const source = log ?? noLog;
+  return useSyncExternalStore(source.subscribe, source.getVersion);
+}
+
+export interface Side {
+  entry: HistoryEntry;
+  /** The run as the console holds it, if it does (its live log, its answer). */
+  record?: RunRecord;
+}
+
+const ended = (e: HistoryEntry) => isTerminal(e.status as RunStatus);
+
+function comparedRun({ entry }: Side): ComparedRun {
+  return {
+    id: entry.id,
+    request: entry.request,
+    profileLabel: entry.target.profileLabel,
+    startedAt: entry.startedAt,
+    figures: {
+      status: statusText(entry.status, entry.unknownState),
+      ...(entry.meta?.status !== undefined && { httpStatus: entry.meta.status }),
+      ...(ended(entry) && { durationMs: entry.durationMs }),
+      ...(entry.firstEventMs !== undefined && { firstEventMs: entry.firstEventMs }),
+      eventCount: entry.eventCount,
+      bytes: entry.bytes,
+    },
+    transcript: entry.transcript,
+    ...(entry.meta?.headers && { headers: entry.meta.headers }),
+  };
+}
+
+/** A finished run's events and answer body, from history (a held run's live log needs no reading). */
+function useDetails(side: Side) {
+  const live = side.record?.log;
+  return useQuery({ ...runDetailsQueryOptions(side.entry.id), enabled: !live && ended(side.entry) });
+}
+
+function DiffText({ diff, side, label }: { diff: TextDiff | undefined; side: 'a' | 'b'; label: string }) {
+  return (
+    <div className="diff-text" role="document" aria-label={label} tabIndex={0}>
+      {diff
+        ? diff.parts.map((p, i) =>
+            p.removed ? (
+              side === 'a' ? (
+                <del key={i}>{p.value}</del>
+              ) : null
+            ) : p.added ? (
+              side === 'b' ? (
+                <ins key={i}>{p.value}</ins>
+              ) : null
+            ) : (
+              <span key={i}>{p.value}</span>
+            ),
+          )
+        : null}
+    </div>
+  );
+}
+
+/** Each event's data checked against the public schema of its event; at most this many are checked. */
+const MAX_CHECKED = 2_000;
+
+function StreamVerdict({ side, events }: { side: Side; events: readonly TimelineEntry[] | undefined }) {
+  const meta = side.entry.meta;
+  const [verdict, setVerdict] = useState<{ key: string; text: string; tone: string }>();
+  const key = `${side.entry.id}:${events?.length ?? 0}`;
+  const ready = meta !== undefined && events !== undefined && ended(side.entry);
+  useEffect(() => {
+    if (!ready) return;
+    let live = true;
+    void import('../../../lib/spec-lens/lens')
+      .then((m) => m.loadLens())
+      .then((lens) => {
+        const checked = events.slice(0, MAX_CHECKED);
+        let differ = 0;
+        let none = 0;
+        for (const e of checked) {
+          const r = lens.checkEvent({ method: meta.method, url: meta.url, status: meta.status }, e.event, e.data);
+          if (r.kind === 'no-schema') none++;
+          else if (summarize(r, `event ${e.event}`).tone === 'differs') differ++;
+        }
+        const n = checked.length - none;
+        const more = events.length > MAX_CHECKED ? ` (the first ${formatCount(MAX_CHECKED)} of ${formatCount(events.length)})` : '';
+        const text =
+          n === 0
+            ? 'No event has a public schema to check against.'
+            : differ === 0
+              ? `All ${formatCount(n)} checked events match the public schema${more}.`
+              : `${formatCount(differ)} of ${formatCount(n)} checked events differ from the public schema${more}.`;
+        if (live) setVerdict({ key, text, tone: n === 0 ? 'none' : differ ? 'differs' : 'match' });
+      })
+      .catch((err: unknown) => live && setVerdict({ key, text: `Could not load the public schema (${String(err)}).`, tone: 'none' }));
+    return () => {
+      live = false;
+    };
+  }, [key, ready, events, meta]);
+  if (!ready) return <p className="spec-badge spec-checking">Checked once the run has ended.</p>;
+  const shown = verdict?.key === key ? verdict : undefined;
+  return <p className={`spec-badge spec-${shown?.tone ?? 'checking'}`}>{shown?.text ?? 'Checking against the public schema…'}</p>;
+}
+
+function Verdict({ side, events, result }: { side: Side; events: readonly TimelineEntry[] | undefined; result: unknown }) {
+  const { entry, record } = side;
+  if (entry.request.mode === 'stream') return <StreamVerdict side={side} events={events} />;
+  if (entry.request.mode === 'wait' && entry.meta) {
+    const rawBody = record?.answer?.rawBody ?? (result !== undefined ? JSON.stringify(result) : undefined);
+    if (rawBody !== undefined) return <SpecBadge answer={{ ...entry.meta, rawBody }} />;
+  }
+  return <p className="spec-badge spec-none">Not checked here{entry.runId ? ': the run’s own page checks each read of it.' : '.'}</p>;
+}
+
+function SideHead({ side, name }: { side: Side; name: string }) {
+  const { entry } = side;
+  const r = entry.request;
+  return (
+    <header>
+      <h3>
+        {name}: {r.agentName ?? r.agentId}
+      </h3>
+      <p className="muted">
+        {r.flavour === 'legacy' ? 'legacy API' : 'current API'}, {r.mode} · profile {entry.target.profileLabel} ·{' '}
+        <span className={`status status-${statusTone(entry.status)}`}>{statusText(entry.status, entry.unknownState)}</span>
+        {entry.runId && (
+          <>
+            {' '}
+            · <Link to={`/runs/${encodeURIComponent(r.agentId)}/${encodeURIComponent(entry.runId)}`}>{entry.runId}</Link>
+          </>
+        )}
+      </p>
+    </header>
+  );
+}
+
+function Chart({ side, events, domainMs, name }: { side: Side; events: readonly TimelineEntry[] | undefined; domainMs: number; name: string }) {
+  const { entry } = side;
+  if (entry.request.mode === 'stream') {
+    if (!events) return <p className="muted">{name}: the events are being read…</p>;
+    return <StreamChart events={events} durationMs={ended(entry) ? entry.durationMs : undefined} domainMs={domainMs} label={name} />;
+  }
+  const t = entry.transitions ?? [];
+  if (t.length < 2) return null;
+  return <StateChart transitions={t} startedAt={entry.startedAt} endAt={t.at(-1)!.at} domainMs={domainMs} label={name} />;
+}
+
+const show = (v: unknown) => (v === undefined ? '–' : JSON.stringify(v));
+
+/**
+ * Two runs side by side, by their history ids: what was sent differently, whether the answers
+ * match (word by word, once both ended), their figures, each answer's spec-lens verdict, the
+ * request bodies' and response headers' differences, and both runs on one time axis. Runs the
+ * console holds are shown as they go, re-rendered on their logs' per-frame notifications.
+ */
+export function ComparisonView({ ids }: { ids: readonly [string, string] }) {
+  const store = useRunStore();
+  const [idA, idB] = ids;
+  useLogVersion(store.forEntry(idA)?.log);
+  useLogVersion(store.forEntry(idB)?.log);
+  const { entries, isSuccess, isError, error } = useHeldEntries((r) => r.id === idA || r.id === idB);
+  const entryA = entries.find((e) => e.id === idA);
+  const entryB = entries.find((e) => e.id === idB);
+  if (isError) return <p className="error">History is unavailable in this browser: {String(error)}</p>;
+  if (!entryA || !entryB) {
+    if (!isSuccess) return <p role="status">Reading history…</p>;
+    const missing = [!entryA && `A (${idA})`, !entryB && `B (${idB})`].filter(Boolean).join(' and ');
+    return (
+      <div className="error-panel" role="alert">
+        <h2>This comparison’s runs are not in this browser’s history</h2>
+        <p>
+          {missing} {!entryA && !entryB ? 'are' : 'is'} not kept here: a comparison’s address works while both its runs are in history (the newest 50 items), in the
+          browser that ran them. Choose two runs in <Link to="/runs">History</Link> to compare them.
+        </p>
+      </div>
+    );
+  }
+  const live = store.inFlight().filter((r) => r.id === idA || r.id === idB);
+  return <Comparison a={{ entry: entryA, record: store.forEntry(idA) }} b={{ entry: entryB, record: store.forEntry(idB) }} onStop={live.length ? () => live.forEach((r) => store.stop(r.id)) : undefined} />;
+}
+
+function Comparison({ a, b, onStop }: { a: Side; b: Side; onStop?(): void }) {
+  const da = useDetails(a);
+  const db = useDetails(b);
+  const eventsOf = (s: Side, d: typeof da) => s.record?.log?.events ?? d.data?.events ?? (d.data && s.entry.eventCount === 0 ? [] : undefined);
+  const ea = eventsOf(a, da);
+  const eb = eventsOf(b, db);
+  const ra = comparedRun(a);
+  const rb = comparedRun(b);
+  const bothEnded = ended(a.entry) && ended(b.entry);
+  const diff = bothEnded ? wordDiff(ra.transcript, rb.transcript) : undefined;
+  const match = bothEnded && answersMatch(ra.transcript, rb.transcript);
+  const sent = sentDifferences({ request: ra.request, profileLabel: ra.profileLabel }, { request: rb.request, profileLabel: rb.profileLabel });
+  const rows = metricRows(ra.figures, rb.figures);
+  const body = bodyDiff(ra.request.body, rb.request.body);
+  const headers = headerDiff(ra.headers, rb.headers);
+  const migration = ra.request.flavour !== rb.request.flavour;
+  const domainMs = Math.max(a.entry.durationMs, b.entry.durationMs, 1);
+  const changed = diff ? diff.parts.filter((p) => p.added || p.removed).length : 0;
+
+  return (
+    <div className="comparison">
+      <p>
+        <strong>A</strong> against <strong>B</strong>: {sent.length ? sent.join('; ') : 'the same request, sent twice'}.
+      </p>
+      <div className={`verdict ${bothEnded ? (match ? 'same' : 'differs') : ''}`} role="status" aria-label="Verdict">
+        {!bothEnded ? (
+          <p>
+            Both runs are compared once they have ended; what arrived so far shows below.{' '}
+            {onStop && (
+              <button type="button" onClick={onStop}>
+                Stop both
+              </button>
+            )}
+          </p>
+        ) : match ? (
+          <p>
+            <strong>The answers match</strong>
+            {migration ? ': the replacement answers the same as the legacy endpoint.' : '.'}
+          </p>
+        ) : (
+          <p>
+            <strong>The answers differ</strong>: {changed} {changed === 1 ? 'part differs' : 'parts differ'}, marked below (struck out: only in A; underlined: only in B).
+            {diff?.truncatedAt && ` Only the first ${formatCount(diff.truncatedAt)} characters of each were compared.`}
+          </p>
+        )}
+        {bothEnded && migration && (
+          <p>
+            {body.length ? `The bodies differ where the APIs do (${body.map((d) => d.pointer).join(', ')}).` : 'The bodies are the same.'}{' '}
+            {headers.length ? `Headers that differ: ${headers.map((h) => h.name).join(', ')}.` : 'No header differs.'}
+          </p>
+        )}
+      </div>
+      <div className="toolbar">
+        <button type="button" onClick={() => download(`comparison-${ra.id}-${rb.id}.json`, JSON.stringify(comparisonFileOf(ra, rb), null, 2))} disabled={!bothEnded}>
+          Export comparison (JSON)
+        </button>
+      </div>
+
+      <h2>Answers</h2>
+      <div className="compare-grid">
+        {([
+          ['A', a, ea, da.data?.result, 'a'],
+          ['B', b, eb, db.data?.result, 'b'],
+        ] as const).map(([name, side, events, result, key]) => (
+          <section key={key} aria-label={`Run ${name}`} className="compare-side">
+            <SideHead side={side} name={name} />
+            <Verdict side={side} events={events} result={result} />
+            <h4>Answer</h4>
+            {diff ? <DiffText diff={diff} side={key} label={`Answer of ${name}`} /> : <pre className="diff-text">{(key === 'a' ? ra : rb).transcript || '(nothing yet)'}</pre>}
+          </section>
+        ))}
+      </div>
+
+      <h2>Figures</h2>
+      <table className="compare-table">
+        <thead>
+          <tr>
+            <th scope="col">Figure</th>
+            <th scope="col">A</th>
+            <th scope="col">B</th>
+            <th scope="col">B − A</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r) => (
+            <tr key={r.label} className={r.differs ? 'differs' : undefined}>
+              <th scope="row">{r.label}</th>
+              <td>{r.a}</td>
+              <td>{r.b}</td>
+              <td>{r.delta ?? (r.differs ? 'differs' : 'same')}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+
+      <h2>Over time, on one axis</h2>
+      <div className="compare-grid">
+        <Chart side={a} events={ea} domainMs={domainMs} name="A" />
+        <Chart side={b} events={eb} domainMs={domainMs} name="B" />
+      </div>
+
+      <h2>Request bodies</h2>
+      {body.length === 0 ? (
+        <p>The two bodies are the same.</p>
+      ) : (
+        <table className="compare-table" aria-label="Request body differences">
+          <thead>
+            <tr>
+              <th scope="col">Where</th>
+              <th scope="col">A</th>
+              <th scope="col">B</th>
+            </tr>
+          </thead>
+          <tbody>
+            {body.map((d) => (
+              <tr key={d.pointer}>
+                <th scope="row">
+                  <code>{d.pointer || '(the whole body)'}</code>
+                </th>
+                <td>{d.kind === 'only-b' ? <span className="muted">(absent)</span> : <code>{show(d.a)}</code>}</td>
+                <td>{d.kind === 'only-a' ? <span className="muted">(absent)</span> : <code>{show(d.b)}</code>}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <div className="compare-grid">
+        <details>
+          <summary>
+            A: <code>POST {ra.request.path}</code>
+          </summary>
+          <pre className="raw">{JSON.stringify(ra.request.body, null, 2)}</pre>
+        </details>
+        <details>
+          <summary>
+            B: <code>POST {rb.request.path}</code>
+          </summary>
+          <pre className="raw">{JSON.stringify(rb.request.body, null, 2)}</pre>
+        </details>
+      </div>
+
+      <h2>Response headers that differ</h2>
+      {headers.length === 0 ? (
+        <p>{ra.headers && rb.headers ? 'None (Date and request ids, which differ on every answer, are left out).' : 'Not known yet.'}</p>
+      ) : (
+        <table className="compare-table" aria-label="Response header differences">
+          <thead>
+            <tr>
+              <th scope="col">Header</th>
+              <th scope="col">A</th>
+              <th scope="col">B</th>
+            </tr>
+          </thead>
+          <tbody>
+            {headers.map((h) => (
+              <tr key={h.name}>
+                <th scope="row">
+                  <code>{h.name}</code>
+                </th>
+                <td>{h.a ?? <span className="muted">(absent)</span>}</td>
+                <td>{h.b ?? <span className="muted">(absent)</span>}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
+}
