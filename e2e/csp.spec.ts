@@ -271,6 +271,8 @@ test('a durable run with a tool approval, on its own page and after a reload', a
   await expandLens(inline.main);
   await inline.decideNow('Submit expense report', 'Approve');
   await inline.expectState('Succeeded');
+  // Its states on a time axis, the time it waited for the approval said apart.
+  await expect(runs.output.getByTestId('state-chart').last()).toHaveAttribute('aria-label', /Waiting for your approval [\d,]+ ms.*; [\d,]+ ms waiting for approval\.$/);
   const run = await inline.openOwnPage();
   await run.expectState('Succeeded');
   await expandLens(run.main);
@@ -285,6 +287,24 @@ test('a durable run with a tool approval, on its own page and after a reload', a
   await runs.history.getByRole('link', { name: id }).click();
   await run.expectState('Succeeded');
   expectNoViolationSoFar('durable run page reloaded and reached from history');
+});
+
+test('insight: a run drawn over time, and a comparison of legacy and current from one click, hovered and exported', async ({ connection, runs, page }) => {
+  test.setTimeout(60_000);
+  await visit(page, '/runs');
+  await connection.setToken(AGENT_TOKENS.agents);
+  await runs.chooseAgent('Echo Assistant');
+  await runs.useApi('Legacy');
+  await runs.writeMessage('Compare under the policy');
+  await runs.deprecation.getByRole('button', { name: 'Compare with the replacement (runs both)' }).click();
+  await expect(page.getByRole('status', { name: 'Verdict' })).toContainText('The answers match');
+  const chart = page.getByTestId('stream-chart').first();
+  const box = (await chart.boundingBox())!;
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  const download = page.waitForEvent('download');
+  await page.getByRole('button', { name: 'Export comparison (JSON)' }).click();
+  await download;
+  expectNoViolationSoFar('comparison');
 });
 
 test('directly to an instance, the browser may still call it: no CSP violation', async ({ page, connection }) => {

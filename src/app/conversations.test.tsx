@@ -9,12 +9,15 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { Message } from '../contract/agents';
 import { clearHistory } from '../features/agent-runs/model/history';
 import { servicePosts } from '../test-support/reference-service';
-import { DEMO, freshBrowser, renderConsole } from './test-console';
+import { DEMO, freshBrowser, renderConsole, settleConsole } from './test-console';
 
 beforeEach(async () => {
   await clearHistory();
 });
-afterEach(() => cleanup());
+afterEach(async () => {
+  await settleConsole();
+  cleanup();
+});
 
 type User = ReturnType<typeof userEvent.setup>;
 

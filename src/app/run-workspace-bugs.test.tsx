@@ -8,12 +8,15 @@ import { cleanup, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { clearHistory } from '../features/agent-runs/model/history';
-import { DEMO, freshBrowser, renderConsole, serviceRuns } from './test-console';
+import { DEMO, freshBrowser, renderConsole, serviceRuns, settleConsole } from './test-console';
 
 beforeEach(async () => {
   await clearHistory();
 });
-afterEach(() => cleanup());
+afterEach(async () => {
+  await settleConsole();
+  cleanup();
+});
 
 async function pickAgent(user: ReturnType<typeof userEvent.setup>, name: string) {
   await user.type(screen.getByRole('combobox', { name: 'Agent' }), name);

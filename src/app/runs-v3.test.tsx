@@ -10,13 +10,14 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { clearHistory } from '../features/agent-runs/model/history';
 import { DEMO_EVERYTHING, servicePosts } from '../test-support/reference-service';
 import { slowNetwork } from '../test-support/slow-network';
-import { DEMO, freshBrowser, renderConsole } from './test-console';
+import { DEMO, freshBrowser, renderConsole, settleConsole } from './test-console';
 
 let restore: (() => void) | undefined;
 beforeEach(async () => {
   await clearHistory();
 });
-afterEach(() => {
+afterEach(async () => {
+  await settleConsole();
   restore?.();
   restore = undefined;
   cleanup();

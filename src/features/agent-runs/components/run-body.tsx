@@ -31,7 +31,7 @@ export function RunBody({ run, onRunAsDurable, level = 3 }: { run: RunRecord; on
       {status === 'stopped' && <p className="muted">{run.state.note} Everything received is kept.</p>}
       {run.log && <StreamOutput log={run.log} state={run.state} durationMs={metricsOf(run).durationMs} expectedEvents={expectedEventsOf(run.request.body)} />}
       {run.answer && <WaitOutput answer={run.answer} />}
-      {!run.request.thread && !run.log && run.state.transitions.length > 1 && (
+      {!run.log && run.state.transitions.length > 1 && (
         <StateChart transitions={run.state.transitions} startedAt={run.startedAt} endAt={run.state.transitions.at(-1)!.at} label="Over time" />
       )}
       {run.runId && (

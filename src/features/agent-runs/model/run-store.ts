@@ -349,6 +349,20 @@ export class RunStore {
     }
   }
 
+  /**
+   * Ends this browser's side of every run in flight and resolves once history holds
+   * everything the store meant to write (a test ends here, so its writes never land in the next).
+   */
+  async settle(): Promise<void> {
+    for (const r of this.inFlight()) this.stop(r.id);
+    for (let i = 0; i < 100 && this.inFlight().length > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    let last: Promise<void>;
+    do {
+      last = this.saving;
+      await last;
+    } while (last !== this.saving);
+  }
+
   private async remember(record: RunRecord): Promise<void> {
     const entry = historyEntryOf(record);
     const details: HistoryDetails = record.log

@@ -31,7 +31,8 @@ export function useHeldEntries(extra?: (record: RunRecord) => boolean): HeldEntr
   const entries = stored.map((e) => {
     const held = store.forEntry(e.id);
     if (!held) return e;
-    if (held.origin === 'sent' && !held.runId) return historyEntryOf(held);
+    // A run let go of its full log (only the shown run keeps one) has no transcript left: history's entry has it.
+    if (held.origin === 'sent' && !held.runId) return held.summary ? e : historyEntryOf(held);
     if (held.state.durable) return historyEntryOf(held);
     if (held.state.refusal) unreadable.set(e.id, held.state.refusal.message);
     return e;

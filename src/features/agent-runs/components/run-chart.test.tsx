@@ -1,0 +1,82 @@
+/**
+ * The run chart as a user meets it: the words a screen reader hears, the event under the
+ * pointer, a click that opens that event in the timeline, and a live log drawn as it grows.
+ */
+import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { afterEach, expect, it } from 'vitest';
+import type { RunState } from '../model/run-machine';
+import { StreamLog } from '../model/stream-log';
+import { StateChart } from './run-chart';
+import { StreamOutput } from './stream-output';
+
+afterEach(() => cleanup());
+
+const msg = (text: string) => JSON.stringify({ messages: [{ role: 'GLEAN_AI', content: [{ type: 'text', text }] }] });
+const done: RunState = { status: 'done', transitions: [] };
+const streaming: RunState = { status: 'streaming', transitions: [] };
+
+/** Events at the given ms (since the POST), fed by hand. */
+function logWith(times: number[], finish = true): StreamLog {
+  // A schedule that notifies at once: no frames to wait for in a test.
+  const log = new StreamLog('platform', 0, (fn) => fn());
+  log.open({ method: 'POST', url: '/api/agents/firehose/runs', status: 200, durationMs: 3, headers: [], receivedAt: 0 });
+  times.forEach((at, i) => log.event({ id: String(i + 1), event: 'message', data: msg(`token ${i + 1} `) }, at));
+  if (finish) log.finish();
+  return log;
+}
+
+function pointAt(svg: Element, fraction: number) {
+  const box = svg.getBoundingClientRect();
+  return { clientX: box.left + box.width * fraction, clientY: box.top + box.height / 2 };
+}
+
+it('names the event under the pointer, and a click opens it in the timeline', () => {
+  // 100 events over the first second, then one at 4 s after a silence.
+  const log = logWith([...Array.from({ length: 100 }, (_, i) => 10 + i * 10), 4_000]);
+  render(<StreamOutput log={log} state={done} durationMs={4_000} />);
+  const chart = screen.getByTestId('stream-chart');
+  expect(chart.getAttribute('aria-label')).toMatch(/^101 events, .* in 4\.00 s; first event after 10 ms; .*1 silence over 1,000 ms, the longest 3,000 ms before event 101 at 4\.00 s\.$/);
+  expect(screen.getAllByTestId('chart-gap')).toHaveLength(1);
+  fireEvent.pointerMove(chart, pointAt(chart, 0.999));
+  expect(screen.getByText(/^At 4\.00 s: event 101, message/)).toBeTruthy();
+  fireEvent.click(chart, pointAt(chart, 0.999));
+  expect(document.querySelector('.event-detail')!.getAttribute('aria-label')).toBe('Event 101');
+  expect(screen.getByRole('option', { selected: true }).getAttribute('aria-posinset')).toBe('101');
+  // Leaving the chart, the readout goes back to the run's figures.
+  fireEvent.pointerLeave(chart);
+  expect(screen.getByText(/^First event after 10 ms · /)).toBeTruthy();
+});
+
+it('a live log is drawn as it grows, "so far" until it ends', () => {
+  const log = logWith([20, 40], false);
+  render(<StreamOutput log={log} state={streaming} durationMs={undefined} />);
+  const chart = screen.getByTestId('stream-chart');
+  expect(chart.getAttribute('aria-label')).toMatch(/^2 events, .* so far; first event after 20 ms/);
+  act(() => log.event({ id: '3', event: 'message', data: msg('more') }, 60));
+  expect(chart.getAttribute('aria-label')).toMatch(/^3 events, .* so far/);
+  expect(document.querySelector('.chart-bars')!.getAttribute('d')).not.toBe('');
+});
+
+it('a durable run’s states on a time axis say how long it waited for approval', () => {
+  const t0 = 1_000_000;
+  render(
+    <StateChart
+      label="Over time"
+      startedAt={t0}
+      endAt={t0 + 5_000}
+      transitions={[
+        { status: 'sending', at: t0 },
+        { status: 'RUNNING', at: t0 + 200 },
+        { status: 'REQUIRES_INPUT', at: t0 + 1_000 },
+        { status: 'REQUIRES_INPUT', at: t0 + 2_000 },
+        { status: 'RUNNING', at: t0 + 4_000 },
+        { status: 'SUCCEEDED', at: t0 + 5_000 },
+      ]}
+    />,
+  );
+  const bar = screen.getByTestId('state-chart');
+  expect(bar.getAttribute('aria-label')).toMatch(/Waiting for your approval 3,000 ms, then .*; 3,000 ms waiting for approval\.$/);
+  // Two reads of the same state are one span.
+  expect(bar.querySelectorAll('.state-span.approval')).toHaveLength(1);
+  expect(screen.getByText(/3,000 ms waiting for your approval/)).toBeTruthy();
+});
