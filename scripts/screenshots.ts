@@ -97,6 +97,45 @@ const SHOTS: Shot[] = [
     },
   },
   { name: 'runs-unknown-agent', token: AGENTS, path: '/runs/no-such-agent', act: (p) => p.getByRole('alert').first().waitFor() },
+  {
+    name: 'run-chart',
+    token: AGENTS,
+    path: '/runs/firehose',
+    act: async (p) => {
+      await p.getByRole('spinbutton', { name: 'Events', exact: true }).fill('20000');
+      await p.getByRole('button', { name: 'Run and stream' }).click();
+      await p.locator('section.run-output [role="status"]', { hasText: 'Done' }).waitFor({ timeout: 30_000 });
+      const chart = p.getByTestId('stream-chart');
+      await chart.evaluate((el) => el.scrollIntoView({ block: 'center' }));
+      const box = await chart.boundingBox();
+      if (box) await p.mouse.move(box.x + box.width * 0.4, box.y + box.height / 2);
+    },
+  },
+  {
+    name: 'comparison',
+    token: AGENTS,
+    path: '/runs/echo-assistant',
+    act: async (p) => {
+      await p.getByRole('radio', { name: /^Legacy/ }).check();
+      await p.getByLabel('Message 1 text').fill('Does the replacement answer the same?');
+      await p.getByRole('button', { name: 'Compare with the replacement (runs both)' }).click();
+      await p.getByRole('status', { name: 'Verdict' }).filter({ hasText: /The answers (match|differ)/ }).waitFor({ timeout: 15_000 });
+    },
+  },
+  {
+    name: 'comparison-lower',
+    token: AGENTS,
+    path: '/runs/echo-assistant',
+    act: async (p) => {
+      await p.getByRole('radio', { name: /^Current/ }).check();
+      await p.getByLabel('Message 1 text').fill('Stream or wait?');
+      await p.getByText('Run on both: compare with another API, mode, profile or agent').click();
+      await p.getByRole('radio', { name: /^as wait/ }).check();
+      await p.getByRole('button', { name: 'Run on both' }).click();
+      await p.getByRole('status', { name: 'Verdict' }).filter({ hasText: /The answers (match|differ)/ }).waitFor({ timeout: 15_000 });
+      await p.getByRole('heading', { name: 'Figures' }).evaluate((el) => el.scrollIntoView({ block: 'start' }));
+    },
+  },
 ];
 
 async function main(): Promise<void> {

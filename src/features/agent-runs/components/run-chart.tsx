@@ -137,7 +137,8 @@ export function StateChart({ transitions, startedAt, endAt, domainMs, label }: {
   const total = Math.max(1, endAt - startedAt);
   const end = Math.max(total, domainMs ?? 0);
   const approval = spans.filter((s) => s.status === 'REQUIRES_INPUT').reduce((a, s) => a + (s.to - s.from), 0);
-  const words = spans.map((s) => `${statusText(s.status)} ${formatCount(Math.max(0, s.to - s.from))} ms`).join(', then ');
+  // The last state is where the run ended (or is now): its length says nothing.
+  const words = spans.map((s, i) => (i === spans.length - 1 ? statusText(s.status) : `${statusText(s.status)} ${formatCount(Math.max(0, s.to - s.from))} ms`)).join(', then ');
   const description = `${words}${approval > 0 ? `; ${formatCount(approval)} ms waiting for approval` : ''}.`;
   return (
     <figure className="run-chart state-chart" aria-label={`${label}: states over time`}>
@@ -159,7 +160,9 @@ export function StateChart({ transitions, startedAt, endAt, domainMs, label }: {
         <span>0 s</span>
         <span>{seconds(end)}</span>
       </div>
-      <p className="visually-hidden">{description}</p>
+      <p className="chart-readout muted" aria-hidden="true">
+        {description}
+      </p>
     </figure>
   );
 }
