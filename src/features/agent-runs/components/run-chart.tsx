@@ -86,7 +86,9 @@ export function StreamChart({ events, durationMs, domainMs, label, onPick }: {
         onPointerMove={(e) => setHover(indexAt(e))}
         onPointerLeave={() => setHover(undefined)}
         onClick={(e) => {
-          const i = indexAt(e);
+          // The event the readout names: a click's clientX is whole pixels, a pointer move's is not,
+          // and in a dense stream half a pixel is hundreds of events.
+          const i = hover ?? indexAt(e);
           if (i !== undefined) onPick?.(i);
         }}
         className={onPick ? 'pickable' : undefined}

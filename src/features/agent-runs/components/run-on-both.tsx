@@ -36,7 +36,7 @@ export function RunOnBoth({ formId, connection, settings, agentId, cannotRunWhy 
           ? { kind, agentId: agent.trim() }
           : undefined;
   const why =
-    cannotRunWhy ??
+    (cannotRunWhy && `Not now: ${cannotRunWhy}`) ??
     (kind === 'profile' && !profileId
       ? 'There is no other profile: add one on the Connection page.'
       : kind === 'agent' && !target
