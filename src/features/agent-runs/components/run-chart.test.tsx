@@ -3,6 +3,7 @@
  * pointer, a click that opens that event in the timeline, and a live log drawn as it grows.
  */
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
 import { afterEach, expect, it } from 'vitest';
 import type { RunState } from '../model/run-machine';
 import { StreamLog } from '../model/stream-log';
@@ -79,4 +80,25 @@ it('a durable run’s states on a time axis say how long it waited for approval'
   // Two reads of the same state are one span.
   expect(bar.querySelectorAll('.state-span.approval')).toHaveLength(1);
   expect(screen.getByText(/3,000 ms waiting for your approval/)).toBeTruthy();
+});
+
+it('the keyboard moves through the run in time and Enter opens the event, as the pointer does', async () => {
+  const user = userEvent.setup();
+  const log = logWith([...Array.from({ length: 100 }, (_, i) => 10 + i * 10), 4_000]);
+  render(<StreamOutput log={log} state={done} durationMs={4_000} />);
+  const slider = screen.getByRole('slider', { name: /Over time: the run's events in time/ });
+  slider.focus();
+  await user.keyboard('{End}');
+  expect(slider.getAttribute('aria-valuetext')).toMatch(/^At 4\.00 s: event 101, message/);
+  await user.keyboard('{Enter}');
+  expect(document.querySelector('.event-detail')!.getAttribute('aria-label')).toBe('Event 101');
+  await user.keyboard('{Home}');
+  expect(slider.getAttribute('aria-valuenow')).toBe('1');
+  // An arrow moves a hundredth of the axis (40 ms here: four events of this run), at least one event.
+  await user.keyboard('{ArrowRight}');
+  expect(slider.getAttribute('aria-valuenow')).toBe('5');
+  await user.keyboard('{ArrowLeft}{ArrowLeft}');
+  expect(slider.getAttribute('aria-valuenow')).toBe('1');
+  await user.keyboard('{ArrowRight}{Enter}');
+  expect(document.querySelector('.event-detail')!.getAttribute('aria-label')).toBe('Event 5');
 });

@@ -1,4 +1,4 @@
-import { useId, useState } from 'react';
+import { useId, useState, type KeyboardEvent } from 'react';
 import { formatBytes, formatCount } from '../../../lib/format';
 import { statusText, statusTone, type Transition } from '../model/run-machine';
 import { describeSeries, eventIndexAt, SeriesBuilder, type SeriesEvent, type SeriesView } from '../model/run-series';
@@ -70,6 +70,39 @@ export function StreamChart({ events, durationMs, domainMs, label, onPick }: {
     return eventIndexAt(events, ((e.clientX - box.left) / box.width) * end);
   };
   const hovered = hover !== undefined ? events[hover] : undefined;
+  const readout = hovered
+    ? `At ${seconds(hovered.at)}: event ${hovered.seq}, ${hovered.event}, ${formatCount(hovered.bytes)} bytes${onPick ? ' (click to open it in the timeline)' : ''}`
+    : `First event after ${v.firstEventMs === undefined ? '–' : `${formatCount(v.firstEventMs)} ms`} · ${formatBytes(v.bytes)} in all`;
+  // The keyboard moves through the run in time as the pointer does: an arrow a hundredth of
+  // the axis (at least one event), Page Up/Down a tenth, Home and End the first and last event.
+  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
+    if (events.length === 0 || e.altKey || e.ctrlKey || e.metaKey) return;
+    const from = hover ?? 0;
+    const step = (n: number) => {
+      const to = eventIndexAt(events, events[from]!.at + (n * end) / 100) ?? from;
+      return Math.max(0, Math.min(events.length - 1, to === from ? from + Math.sign(n) : to));
+    };
+    const next: Record<string, () => number> = {
+      ArrowRight: () => step(1),
+      ArrowUp: () => step(1),
+      ArrowLeft: () => step(-1),
+      ArrowDown: () => step(-1),
+      PageUp: () => step(10),
+      PageDown: () => step(-10),
+      Home: () => 0,
+      End: () => events.length - 1,
+    };
+    if (e.key === 'Enter' || e.key === ' ') {
+      e.preventDefault();
+      onPick?.(from);
+      return;
+    }
+    const move = next[e.key];
+    if (!move) return;
+    e.preventDefault();
+    setHover(hover === undefined && e.key.startsWith('Arrow') ? 0 : move());
+  };
+  const keyboard = onPick && events.length > 0;
   return (
     <figure className="run-chart" aria-labelledby={`${id}-caption`}>
       <figcaption id={`${id}-caption`}>
@@ -77,40 +110,53 @@ export function StreamChart({ events, durationMs, domainMs, label, onPick }: {
         <span className="chart-key first-key">first event</span>
         {v.gaps.length > 0 && <span className="chart-key gap-key">silences over {formatCount(v.gapThresholdMs)} ms</span>}
       </figcaption>
-      <svg
-        viewBox={`0 0 ${W} ${H}`}
-        preserveAspectRatio="none"
-        role="img"
-        aria-label={description}
-        data-testid="stream-chart"
-        onPointerMove={(e) => setHover(indexAt(e))}
-        onPointerLeave={() => setHover(undefined)}
-        onClick={(e) => {
-          // The event the readout names: a click's clientX is whole pixels, a pointer move's is not,
-          // and in a dense stream half a pixel is hundreds of events.
-          const i = hover ?? indexAt(e);
-          if (i !== undefined) onPick?.(i);
-        }}
-        className={onPick ? 'pickable' : undefined}
+      <div
+        className="chart-plot"
+        {...(keyboard && {
+          role: 'slider',
+          tabIndex: 0,
+          'aria-label': `${label}: the run's events in time. Arrow keys move, Enter opens the event in the timeline`,
+          'aria-valuemin': 1,
+          'aria-valuemax': events.length,
+          'aria-valuenow': (hover ?? 0) + 1,
+          'aria-valuetext': readout,
+          onKeyDown,
+          onBlur: () => setHover(undefined),
+        })}
       >
-        {v.gaps.map((g) => (
-          <rect key={g.seq} className="chart-gap" x={(g.from / end) * W} width={Math.max(1, ((g.to - g.from) / end) * W)} y={0} height={H} data-testid="chart-gap" />
-        ))}
-        <path className="chart-bars" d={bars(v, end)} />
-        <path className="chart-line" d={bytesLine(v, end)} vectorEffect="non-scaling-stroke" />
-        {v.firstEventMs !== undefined && (
-          <line className="chart-first" x1={(v.firstEventMs / end) * W} x2={(v.firstEventMs / end) * W} y1={0} y2={H} vectorEffect="non-scaling-stroke" data-testid="first-event-marker" />
-        )}
-        {hovered && <line className="chart-hover" x1={(hovered.at / end) * W} x2={(hovered.at / end) * W} y1={0} y2={H} vectorEffect="non-scaling-stroke" />}
-      </svg>
+        <svg
+          viewBox={`0 0 ${W} ${H}`}
+          preserveAspectRatio="none"
+          role="img"
+          aria-label={description}
+          data-testid="stream-chart"
+          onPointerMove={(e) => setHover(indexAt(e))}
+          onPointerLeave={() => setHover(undefined)}
+          onClick={(e) => {
+            // The event the readout names: a click's clientX is whole pixels, a pointer move's is not,
+            // and in a dense stream half a pixel is hundreds of events.
+            const i = hover ?? indexAt(e);
+            if (i !== undefined) onPick?.(i);
+          }}
+          className={onPick ? 'pickable' : undefined}
+        >
+          {v.gaps.map((g) => (
+            <rect key={g.seq} className="chart-gap" x={(g.from / end) * W} width={Math.max(1, ((g.to - g.from) / end) * W)} y={0} height={H} data-testid="chart-gap" />
+          ))}
+          <path className="chart-bars" d={bars(v, end)} />
+          <path className="chart-line" d={bytesLine(v, end)} vectorEffect="non-scaling-stroke" />
+          {v.firstEventMs !== undefined && (
+            <line className="chart-first" x1={(v.firstEventMs / end) * W} x2={(v.firstEventMs / end) * W} y1={0} y2={H} vectorEffect="non-scaling-stroke" data-testid="first-event-marker" />
+          )}
+          {hovered && <line className="chart-hover" x1={(hovered.at / end) * W} x2={(hovered.at / end) * W} y1={0} y2={H} vectorEffect="non-scaling-stroke" />}
+        </svg>
+      </div>
       <div className="chart-axis" aria-hidden="true">
         <span>0 s</span>
         <span>{seconds(end)}</span>
       </div>
       <p className="chart-readout muted" aria-live="off">
-        {hovered
-          ? `At ${seconds(hovered.at)}: event ${hovered.seq}, ${hovered.event}, ${formatCount(hovered.bytes)} bytes${onPick ? ' (click to open it in the timeline)' : ''}`
-          : `First event after ${v.firstEventMs === undefined ? '–' : `${formatCount(v.firstEventMs)} ms`} · ${formatBytes(v.bytes)} in all`}
+        {readout}
       </p>
       <p className="visually-hidden">{description}</p>
     </figure>
