@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useState, useSyncExternalStore } from 'react';
+import { useEffect, useMemo, useState, useSyncExternalStore } from 'react';
 import { Link } from 'react-router';
 import { SpecBadge } from '../../../components/spec-badge';
 import { download } from '../../../lib/download';
@@ -216,7 +216,8 @@ function Comparison({ a, b, onStop }: { a: Side; b: Side; onStop?(): void }) {
   const ra = comparedRun(a);
   const rb = comparedRun(b);
   const bothEnded = ended(a.entry) && ended(b.entry);
-  const diff = bothEnded ? wordDiff(ra.transcript, rb.transcript) : undefined;
+  // Diffed once per pair of answers, not on every render (a live log re-renders the page each frame).
+  const diff = useMemo(() => (bothEnded ? wordDiff(ra.transcript, rb.transcript) : undefined), [bothEnded, ra.transcript, rb.transcript]);
   const match = bothEnded && answersMatch(ra.transcript, rb.transcript);
   const sent = sentDifferences({ request: ra.request, profileLabel: ra.profileLabel }, { request: rb.request, profileLabel: rb.profileLabel });
   const rows = metricRows(ra.figures, rb.figures);
@@ -249,7 +250,8 @@ function Comparison({ a, b, onStop }: { a: Side; b: Side; onStop?(): void }) {
         ) : (
           <p>
             <strong>The answers differ</strong>: {changed} {changed === 1 ? 'part differs' : 'parts differ'}, marked below (struck out: only in A; underlined: only in B).
-            {diff?.truncatedAt && ` Only the first ${formatCount(diff.truncatedAt)} characters of each were compared.`}
+            {diff?.tooDifferent && ' They differ in too many places to compare word by word: where they differ, each is marked whole.'}
+            {diff?.truncatedAt && ` Where they differ, the first ${formatCount(diff.truncatedAt)} characters were compared word by word and the rest is marked whole.`}
           </p>
         )}
         {bothEnded && migration && (

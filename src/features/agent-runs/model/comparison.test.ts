@@ -22,11 +22,41 @@ describe('comparison', () => {
     expect(answersMatch('Hi', 'Ho')).toBe(false);
   });
 
-  it('compares only the beginnings of very long answers, and says where it stopped', () => {
-    const a = 'word '.repeat(20_000);
-    const d = wordDiff(a, `${a}extra`);
-    expect(d.truncatedAt).toBe(MAX_DIFF_CHARS);
+  it('answers that differ only past the length a word diff takes are still told apart, by their differing words', () => {
+    const common = 'token '.repeat(20_000);
+    const d = wordDiff(`${common}end A`, `${common}end B`);
     expect(d.same).toBe(false);
+    expect(d.parts.filter((p) => p.removed).map((p) => p.value)).toEqual(['A']);
+    expect(d.parts.filter((p) => p.added).map((p) => p.value)).toEqual(['B']);
+    expect(d.truncatedAt).toBeUndefined();
+    // The equal beginning is one part, not 40,000 words diffed.
+    expect(d.parts[0]!.value).toBe(`${common}end `);
+  });
+
+  it('a differing middle longer than the limit is diffed at its start and marked whole after it', () => {
+    const a = `Intro. ${'alpha beta '.repeat(5_000)}`;
+    const b = `Intro. ${'alpha gamma '.repeat(5_000)}`;
+    const d = wordDiff(a, b);
+    expect(d.truncatedAt).toBe(MAX_DIFF_CHARS);
+    // Whatever was or was not diffed word by word, the parts give back each text.
+    expect(d.parts.filter((p) => !p.added).map((p) => p.value).join('')).toBe(a);
+    expect(d.parts.filter((p) => !p.removed).map((p) => p.value).join('')).toBe(b);
+  });
+
+  it('two unrelated answers are marked whole rather than diffed word by word at any cost', () => {
+    const a = Array.from({ length: 3_000 }, (_, i) => `a${i}`).join(' ');
+    const b = Array.from({ length: 3_000 }, (_, i) => `b${i}`).join(' ');
+    const d = wordDiff(a, b);
+    expect(d.tooDifferent).toBe(true);
+    expect(d.parts).toEqual([
+      { value: a, removed: true },
+      { value: b, added: true },
+    ]);
+  });
+
+  it('a body member is told by its own name, even one every object inherits', () => {
+    expect(bodyDiff({ input: { constructor: 'x' } }, { input: {} })).toEqual([{ pointer: '/input/constructor', kind: 'only-a', a: 'x' }]);
+    expect(bodyDiff({ input: {} }, { input: { toString: 'y' } })).toEqual([{ pointer: '/input/toString', kind: 'only-b', b: 'y' }]);
   });
 
   it('gives each figure of the second run as a difference from the first', () => {

@@ -23,4 +23,13 @@ describe('run on both', () => {
     expect(secondRequest(a, { kind: 'profile', profileId: 'prod' })).toBe(a);
     expect(secondRequest(a, { kind: 'agent', agentId: 'other' })).toMatchObject({ agentId: 'other', path: '/api/agents/other/runs', body: { input: { q: 1 } }, timeoutMs: 5_000 });
   });
+
+  it('a wait B keeps the timeout the user set, though a stream A’s request does not carry it', () => {
+    const a = runRequest('platform', 'stream', { id: 'echo' }, { messages }, 5_000);
+    expect(a.timeoutMs).toBeUndefined();
+    expect(secondRequest(a, { kind: 'mode' }, 5_000)).toMatchObject({ mode: 'wait', timeoutMs: 5_000 });
+    // A durable A against the legacy API: B is a wait there, with the timeout.
+    const durable = runRequest('platform', 'durable', { id: 'echo' }, { messages }, 7_000);
+    expect(secondRequest(durable, { kind: 'api' }, 7_000)).toMatchObject({ flavour: 'legacy', mode: 'wait', timeoutMs: 7_000 });
+  });
 });

@@ -26,17 +26,21 @@ export function pairTargetOf(submitter: HTMLElement | null): PairTarget | undefi
 /** The mode a comparison of modes sets against `mode`. */
 export const otherMode = (mode: RunRequest['mode']): RunRequest['mode'] => (mode === 'stream' ? 'wait' : 'stream');
 
-/** The second run of the pair: the first changed in the one thing the target names (the same request for another profile). */
-export function secondRequest(first: RunRequest, target: PairTarget): RunRequest {
+/**
+ * The second run of the pair: the first changed in the one thing the target names (the same
+ * request for another profile). `timeoutMs`: the wait timeout the user set, which a stream's
+ * request does not carry but a wait B must.
+ */
+export function secondRequest(first: RunRequest, target: PairTarget, timeoutMs = first.timeoutMs): RunRequest {
   const agent = { id: first.agentId, ...(first.agentName !== undefined && { name: first.agentName }) };
   switch (target.kind) {
     case 'api':
-      return counterpart(first);
+      return counterpart({ ...first, ...(timeoutMs !== undefined && { timeoutMs }) });
     case 'mode':
-      return runRequest(first.flavour, otherMode(first.mode), agent, partsOf(first), first.timeoutMs);
+      return runRequest(first.flavour, otherMode(first.mode), agent, partsOf(first), timeoutMs);
     case 'profile':
       return first;
     case 'agent':
-      return runRequest(first.flavour, first.mode, { id: target.agentId }, partsOf(first), first.timeoutMs);
+      return runRequest(first.flavour, first.mode, { id: target.agentId }, partsOf(first), timeoutMs);
   }
 }

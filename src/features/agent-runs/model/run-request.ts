@@ -41,11 +41,12 @@ export function runRequest(flavour: Flavour, mode: Mode, agent: RunAgent, parts:
     ...(parts.input !== undefined && { input: parts.input }),
     ...(parts.messages !== undefined && { messages: parts.messages }),
   };
-  const common = { agentId: agent.id, ...(agent.name !== undefined && { agentName: agent.name }), flavour, mode, ...(timeoutMs !== undefined && mode === 'wait' && { timeoutMs }) };
+  // The legacy API has no durable runs; its nearest is a wait (with the wait's timeout).
+  const sent: Mode = flavour === 'legacy' && mode === 'durable' ? 'wait' : mode;
+  const common = { agentId: agent.id, ...(agent.name !== undefined && { agentName: agent.name }), flavour, mode: sent, ...(timeoutMs !== undefined && sent === 'wait' && { timeoutMs }) };
   if (flavour === 'legacy') {
-    // The legacy API has no durable runs; its nearest is a wait.
-    const legacyMode = mode === 'stream' ? 'stream' : 'wait';
-    return { ...common, mode: legacyMode, path: legacyRunPath(legacyMode), body: { agent_id: agent.id, ...content } };
+    const legacyMode = sent === 'stream' ? 'stream' : 'wait';
+    return { ...common, path: legacyRunPath(legacyMode), body: { agent_id: agent.id, ...content } };
   }
   if (mode === 'durable') return { ...common, path: platformRunsPath(agent.id), body: { ...content, execution_mode: 'DURABLE' } };
   return { ...common, path: platformRunsPath(agent.id), body: { ...content, stream: mode === 'stream' } };

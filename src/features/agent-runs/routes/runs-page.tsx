@@ -61,7 +61,7 @@ export function RunsPage() {
     const first = build(parts);
     const other = target.kind === 'profile' ? connections.connectionOf(target.profileId) : connection;
     if (!other) return;
-    const pair = store.startPair({ connection, request: first }, { connection: other, request: secondRequest(first, target) });
+    const pair = store.startPair({ connection, request: first }, { connection: other, request: secondRequest(first, target, timeoutMsOf(settings)) });
     if (pair) navigate(`/compare/${encodeURIComponent(pair[0].id)}/${encodeURIComponent(pair[1].id)}`);
   };
   const loadRun = (entry: HistoryEntry) => {
