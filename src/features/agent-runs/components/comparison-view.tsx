@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useState, useSyncExternalStore } from 'react';
 import { Link } from 'react-router';
 import { SpecBadge } from '../../../components/spec-badge';
+import { useConnection } from '../../../lib/connection';
 import { download } from '../../../lib/download';
 import { formatCount } from '../../../lib/format';
 import { summarize } from '../../../lib/spec-lens/summary';
@@ -21,9 +22,20 @@ import { isTerminal, statusText, statusTone, type RunStatus } from '../model/run
 import type { RunRecord } from '../model/run-record';
 import type { TimelineEntry } from '../model/stream-event';
 import type { StreamLog } from '../model/stream-log';
-import { useRunStore } from '../model/run-store-context';
-import { useHeldEntries } from '../model/use-held-entries';
+import { useRunStore, useWatch } from '../model/run-store-context';
+import { useFollowActive, useHeldEntries } from '../model/use-held-entries';
 import { StateChart, StreamChart } from './run-chart';
+
+/** The time, ticking a few times a second while `live` (a live run's bar grows with it). */
+function useNow(live: boolean): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (!live) return;
+    const t = setInterval(() => setNow(Date.now()), 250);
+    return () => clearInterval(t);
+  }, [live]);
+  return now;
+}
 
 const noLog = { subscribe: () => () => undefined, getVersion: () => 0 };
 
@@ -140,9 +152,11 @@ function Verdict({ side, events, result }: { side: Side; events: readonly Timeli
   return <p className="spec-badge spec-none">Not checked here{entry.runId ? ': the run’s own page checks each read of it.' : '.'}</p>;
 }
 
-function SideHead({ side, name }: { side: Side; name: string }) {
+function SideHead({ side, name, profileId }: { side: Side; name: string; profileId: string }) {
   const { entry } = side;
   const r = entry.request;
+  // A durable run can be read only with the token that started it: its page reads with the current profile's.
+  const elsewhere = entry.target.profileId !== undefined && entry.target.profileId !== profileId;
   return (
     <header>
       <h3>
@@ -154,7 +168,14 @@ function SideHead({ side, name }: { side: Side; name: string }) {
         {entry.runId && (
           <>
             {' '}
-            · <Link to={`/runs/${encodeURIComponent(r.agentId)}/${encodeURIComponent(entry.runId)}`}>{entry.runId}</Link>
+            ·{' '}
+            {elsewhere ? (
+              <>
+                <code>{entry.runId}</code> <span className="muted">(its page reads it with profile {entry.target.profileLabel}: switch to that profile to open it)</span>
+              </>
+            ) : (
+              <Link to={`/runs/${encodeURIComponent(r.agentId)}/${encodeURIComponent(entry.runId)}`}>{entry.runId}</Link>
+            )}
           </>
         )}
       </p>
@@ -169,8 +190,10 @@ function Chart({ side, events, domainMs, name }: { side: Side; events: readonly 
     return <StreamChart events={events} durationMs={ended(entry) ? entry.durationMs : undefined} domainMs={domainMs} label={name} />;
   }
   const t = entry.transitions ?? [];
-  if (t.length < 2) return null;
-  return <StateChart transitions={t} startedAt={entry.startedAt} endAt={t.at(-1)!.at} domainMs={domainMs} label={name} />;
+  if (t.length < 1) return null;
+  // A live run's last state lasts until now.
+  const endAt = ended(entry) ? t.at(-1)!.at : Math.max(t.at(-1)!.at, entry.startedAt + domainMs);
+  return <StateChart transitions={t} startedAt={entry.startedAt} endAt={endAt} domainMs={domainMs} label={name} />;
 }
 
 const show = (v: unknown) => (v === undefined ? '–' : JSON.stringify(v));
@@ -183,12 +206,21 @@ const show = (v: unknown) => (v === undefined ? '–' : JSON.stringify(v));
  */
 export function ComparisonView({ ids }: { ids: readonly [string, string] }) {
   const store = useRunStore();
+  const connection = useConnection();
   const [idA, idB] = ids;
   useLogVersion(store.forEntry(idA)?.log);
   useLogVersion(store.forEntry(idB)?.log);
   const { entries, isSuccess, isError, error } = useHeldEntries((r) => r.id === idA || r.id === idB);
   const entryA = entries.find((e) => e.id === idA);
   const entryB = entries.find((e) => e.id === idB);
+  // A durable run is read again and again while the comparison shows it: held ones with the
+  // connection they were sent with, ones from history with the current profile's (if theirs).
+  useWatch(store.forEntry(idA)?.id);
+  useWatch(store.forEntry(idB)?.id);
+  useFollowActive(
+    [entryA, entryB].filter((e): e is HistoryEntry => e !== undefined && !store.forEntry(e.id)),
+    connection,
+  );
   if (isError) return <p className="error">History is unavailable in this browser: {String(error)}</p>;
   if (!entryA || !entryB) {
     if (!isSuccess) return <p role="status">Reading history…</p>;
@@ -204,10 +236,10 @@ export function ComparisonView({ ids }: { ids: readonly [string, string] }) {
     );
   }
   const live = store.inFlight().filter((r) => r.id === idA || r.id === idB);
-  return <Comparison a={{ entry: entryA, record: store.forEntry(idA) }} b={{ entry: entryB, record: store.forEntry(idB) }} onStop={live.length ? () => live.forEach((r) => store.stop(r.id)) : undefined} />;
+  return <Comparison profileId={connection.profileId} a={{ entry: entryA, record: store.forEntry(idA) }} b={{ entry: entryB, record: store.forEntry(idB) }} onStop={live.length ? () => live.forEach((r) => store.stop(r.id)) : undefined} />;
 }
 
-function Comparison({ a, b, onStop }: { a: Side; b: Side; onStop?(): void }) {
+function Comparison({ a, b, onStop, profileId }: { a: Side; b: Side; onStop?(): void; profileId: string }) {
   const da = useDetails(a);
   const db = useDetails(b);
   const eventsOf = (s: Side, d: typeof da) => s.record?.log?.events ?? d.data?.events ?? (d.data && s.entry.eventCount === 0 ? [] : undefined);
@@ -224,7 +256,11 @@ function Comparison({ a, b, onStop }: { a: Side; b: Side; onStop?(): void }) {
   const body = bodyDiff(ra.request.body, rb.request.body);
   const headers = headerDiff(ra.headers, rb.headers);
   const migration = ra.request.flavour !== rb.request.flavour;
-  const domainMs = Math.max(a.entry.durationMs, b.entry.durationMs, 1);
+  // One axis for both, as long as the longer run so far (a live one: until now).
+  const now = useNow(!bothEnded);
+  const reach = (s: Side, events: readonly TimelineEntry[] | undefined) =>
+    Math.max(s.entry.durationMs, events?.at(-1)?.at ?? 0, ended(s.entry) ? 0 : now - s.entry.startedAt);
+  const domainMs = Math.max(reach(a, ea), reach(b, eb), 100);
   const changed = diff ? diff.parts.filter((p) => p.added || p.removed).length : 0;
 
   return (
@@ -274,7 +310,7 @@ function Comparison({ a, b, onStop }: { a: Side; b: Side; onStop?(): void }) {
           ['B', b, eb, db.data?.result, 'b'],
         ] as const).map(([name, side, events, result, key]) => (
           <section key={key} aria-label={`Run ${name}`} className="compare-side">
-            <SideHead side={side} name={name} />
+            <SideHead side={side} name={name} profileId={profileId} />
             <Verdict side={side} events={events} result={result} />
             <h4>Answer</h4>
             {diff ? <DiffText diff={diff} side={key} label={`Answer of ${name}`} /> : <pre className="diff-text">{(key === 'a' ? ra : rb).transcript || '(nothing yet)'}</pre>}

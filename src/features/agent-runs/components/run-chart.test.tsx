@@ -102,3 +102,30 @@ it('the keyboard moves through the run in time and Enter opens the event, as the
   await user.keyboard('{ArrowRight}{Enter}');
   expect(document.querySelector('.event-detail')!.getAttribute('aria-label')).toBe('Event 5');
 });
+
+it('opening the same event from the chart a second time brings it into view again', async () => {
+  const user = userEvent.setup();
+  const log = logWith(Array.from({ length: 300 }, (_, i) => 10 + i * 10));
+  render(<StreamOutput log={log} state={done} durationMs={3_010} />);
+  const slider = screen.getByRole('slider', { name: /Over time: the run's events in time/ });
+  const list = document.querySelector('.timeline') as HTMLElement;
+  // The page's stylesheet is not loaded here: the list gets the bounded height it has in the app.
+  Object.assign(list.style, { height: '200px', overflowY: 'auto' });
+  await new Promise((r) => setTimeout(r, 50));
+  slider.focus();
+  await user.keyboard('{End}{Enter}');
+  expect(document.querySelector('.event-detail')!.getAttribute('aria-label')).toBe('Event 300');
+  await new Promise((r) => setTimeout(r, 50));
+  const first = list.scrollTop;
+  expect(first).toBeGreaterThan(0);
+  // The reader scrolls the timeline up to look at other events...
+  list.scrollTop = 0;
+  fireEvent.scroll(list);
+  await new Promise((r) => setTimeout(r, 50));
+  expect(list.scrollTop).toBe(0);
+  // ...and opens event 300 from the chart again: the timeline brings it back into view.
+  slider.focus();
+  await user.keyboard('{Enter}');
+  await new Promise((r) => setTimeout(r, 50));
+  expect(list.scrollTop).toBe(first);
+});

@@ -16,7 +16,8 @@ import { TranscriptView } from './transcript-view';
  */
 export function StreamOutput({ log, state, durationMs, expectedEvents }: { log: StreamLog; state: RunState; durationMs: number | undefined; expectedEvents?: number }) {
   const version = useSyncExternalStore(log.subscribe, log.getVersion);
-  const [opened, setOpened] = useState<number | null>(null);
+  // The event opened below; `reveal` when the chart opened it (the list then scrolls to it, every time).
+  const [opened, setOpened] = useState<{ index: number; reveal: boolean } | null>(null);
   if (state.status === 'refused') return null;
   return (
     <>
@@ -48,8 +49,13 @@ export function StreamOutput({ log, state, durationMs, expectedEvents }: { log: 
       </dl>
       {expectedEvents !== undefined && expectedEvents > 0 && <StreamProgress received={log.messageEvents} expected={expectedEvents} />}
       <TranscriptView log={log} version={version} />
-      <StreamChart events={log.events} durationMs={durationMs} label="Over time" onPick={setOpened} />
-      <Timeline log={log} selected={opened} onSelect={setOpened} />
+      <StreamChart events={log.events} durationMs={durationMs} label="Over time" onPick={(index) => setOpened({ index, reveal: true })} />
+      <Timeline
+        log={log}
+        selected={opened?.index ?? null}
+        onSelect={(index) => setOpened({ index, reveal: false })}
+        reveal={opened?.reveal ? opened : undefined}
+      />
       {log.meta && (
         <details>
           <summary>Response details</summary>

@@ -22,11 +22,13 @@ function rowLabel(e: TimelineEntry): string {
  * aria-activedescendant names the active row, which the arrow keys, Page Up/Down, Home and
  * End move and keep in view; Enter, Space or a click opens the row's event below.
  */
-export function Timeline({ log, selected: picked, onSelect }: {
+export function Timeline({ log, selected: picked, onSelect, reveal }: {
   log: StreamLog;
   /** The event opened below, when the caller holds it (the chart opens events too). */
   selected?: number | null;
   onSelect?(index: number): void;
+  /** An event opened from outside the list, to bring into view: a new object each time it is asked, even for the same event. */
+  reveal?: { index: number };
 }) {
   const parent = useRef<HTMLDivElement>(null);
   const idBase = useId();
@@ -62,12 +64,12 @@ export function Timeline({ log, selected: picked, onSelect }: {
 
   // An event opened from outside (the chart) is brought into view, and the list stops following.
   useLayoutEffect(() => {
-    if (picked === undefined || picked === null) return;
+    if (!reveal) return;
     setFollow(false);
-    virtualizer.scrollToIndex(picked, { align: 'center' });
-    // Only when another event is opened; not on every new event.
+    virtualizer.scrollToIndex(reveal.index, { align: 'center' });
+    // Each time it is asked (the same event again too); not on every new event.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [picked]);
+  }, [reveal]);
 
   const firstInView = () => Math.min(count - 1, Math.ceil((virtualizer.scrollOffset ?? 0) / ROW_HEIGHT));
   const moveTo = (index: number) => {

@@ -47,6 +47,11 @@ export function useRunSettings(): RunSettingsState {
 
 /** The timeout the settings ask for, in ms; undefined when none or not a positive number. */
 export function timeoutMsOf(settings: RunSettings): number | undefined {
+  return settings.mode === 'wait' ? waitTimeoutMsOf(settings) : undefined;
+}
+
+/** The timeout set for waits, whatever the mode now: a wait B of "Run on both" from a stream keeps it. */
+export function waitTimeoutMsOf(settings: RunSettings): number | undefined {
   const sec = Number(settings.timeoutSec);
-  return settings.mode === 'wait' && settings.timeoutSec.trim() !== '' && Number.isFinite(sec) && sec > 0 ? sec * 1000 : undefined;
+  return settings.timeoutSec.trim() !== '' && Number.isFinite(sec) && sec > 0 ? sec * 1000 : undefined;
 }

@@ -12,7 +12,7 @@ import { loadedRunOf, loadIntoForm, type LoadedRun } from '../model/run-draft';
 import type { RunRecord } from '../model/run-record';
 import { pairTargetOf, secondRequest, type PairTarget } from '../model/run-pair';
 import { partsOf, runRequest, type RunParts, type RunRequest } from '../model/run-request';
-import { timeoutMsOf, useRunSettings } from '../model/run-settings';
+import { timeoutMsOf, useRunSettings, waitTimeoutMsOf } from '../model/run-settings';
 import { useRunStore, useRuns } from '../model/run-store-context';
 import { newThreadId, threadPath } from '../model/thread';
 import { useRunAgent } from '../model/use-run-agent';
@@ -37,7 +37,8 @@ export function RunsPage() {
   const agent = useRunAgent(connection, settings.flavour, agentId);
   const formId = useId();
   const statusRef = useRef<HTMLSpanElement>(null);
-  const latest = runs[0];
+  // The run in flight if there is one (of a pair, A may outlive B, which was sent last), else the last one.
+  const latest = active ?? runs[0];
   // A run loaded from history names itself in the navigation's state: the form is built anew for it.
   const loaded = (location.state as { loaded?: LoadedRun } | null)?.loaded;
 
@@ -61,7 +62,7 @@ export function RunsPage() {
     const first = build(parts);
     const other = target.kind === 'profile' ? connections.connectionOf(target.profileId) : connection;
     if (!other) return;
-    const pair = store.startPair({ connection, request: first }, { connection: other, request: secondRequest(first, target, timeoutMsOf(settings)) });
+    const pair = store.startPair({ connection, request: first }, { connection: other, request: secondRequest(first, target, waitTimeoutMsOf(settings)) });
     if (pair) navigate(`/compare/${encodeURIComponent(pair[0].id)}/${encodeURIComponent(pair[1].id)}`);
   };
   const loadRun = (entry: HistoryEntry) => {
