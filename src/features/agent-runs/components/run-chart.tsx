@@ -42,7 +42,8 @@ function bytesLine(v: SeriesView, domainMs: number): string {
   const max = Math.max(1, v.bytes);
   const scaleX = W / domainMs;
   let d = `M0,${H}`;
-  for (let i = 0; i < v.cumulativeBytes.length; i++) d += `L${((i + 1) * v.bucketMs * scaleX).toFixed(2)},${(H - (v.cumulativeBytes[i]! / max) * (H - 4)).toFixed(2)}`;
+  // (The last bucket may reach past the axis' end: the line stops at the end.)
+  for (let i = 0; i < v.cumulativeBytes.length; i++) d += `L${Math.min(W, (i + 1) * v.bucketMs * scaleX).toFixed(2)},${(H - (v.cumulativeBytes[i]! / max) * (H - 4)).toFixed(2)}`;
   return d;
 }
 

@@ -128,9 +128,14 @@ export async function runDetails(id: string): Promise<HistoryDetails | undefined
   return { result: stored.result, ...(stored.eventRecords > 0 && { events }) };
 }
 
-/** A kept run's events and answer: they never change once written, so they are read once. */
+/** A kept run's events and answer: they never change once written, so they are read once (once there). */
 export const runDetailsQueryOptions = (id: string) =>
-  queryOptions({ queryKey: ['run-details', id] as const, queryFn: async (): Promise<HistoryDetails> => (await runDetails(id)) ?? {}, staleTime: Infinity });
+  queryOptions({
+    queryKey: ['run-details', id] as const,
+    queryFn: async (): Promise<HistoryDetails> => (await runDetails(id)) ?? {},
+    // Read before the run's write landed, nothing is kept as the answer: it is read again next time.
+    staleTime: (q) => (q.state.data?.events !== undefined || q.state.data?.result !== undefined ? Infinity : 0),
+  });
 
 export async function clearHistory(): Promise<void> {
   for (const k of await keys(summaries)) await deleteRun(String(k));
