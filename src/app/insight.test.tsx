@@ -48,7 +48,6 @@ it('the legacy banner runs the same input on both APIs, one POST each, shown liv
   expect(sentLine()).toBe('A against B: legacy API against current API.');
   await user.click(within(verdict()).getByRole('button', { name: 'Stop both' }));
   await waitFor(() => expect(verdict().textContent).toMatch(/The answers (match|differ)/));
-  console.log('DEBUG', document.querySelector('[aria-label="Answer of A"]')?.innerHTML, '|||', document.querySelector('[aria-label="Answer of B"]')?.innerHTML);
   for (const name of ['Run A', 'Run B']) expect(within(screen.getByRole('region', { name })).getByText('Stopped')).toBeTruthy();
   const posts = (await servicePosts()).slice(before).map((p) => p.path).sort();
   expect(posts).toEqual(['/api/agents/slow-storyteller/runs', '/rest/api/v1/agents/runs/stream']);
