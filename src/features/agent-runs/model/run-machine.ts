@@ -149,7 +149,10 @@ function observe(state: RunState, action: Extract<RunAction, { type: 'observe' }
   };
   // An unknown state keeps the last known one; a first read in an unknown state is shown as queued, with the state said.
   const next: RunStatus = known ? (run.state as KnownDurableState) : isFollowed(s) ? s : 'QUEUED';
-  return next === s ? { ...state, ...patch } : to(state, next, action.at, patch);
+  if (next === s) return { ...state, ...patch };
+  // A run opened from history carries the states seen before; a first read that finds it where history left it adds no step.
+  if (s === 'idle' && state.transitions.at(-1)?.status === next) return { ...state, ...patch, status: next };
+  return to(state, next, action.at, patch);
 }
 
 export function runReducer(state: RunState, action: RunAction): RunState {

@@ -54,6 +54,11 @@ export interface RunRecord {
   readonly answer?: ApiResponse<RunWaitResponse>;
   /** The history entry this run is kept in, if any. */
   readonly historyId?: string;
+  /**
+   * A run opened from history: what its entry already said. A final entry is never written
+   * again (its outcome stands whatever a later read says), and a file's turn stays marked imported.
+   */
+  readonly fromHistory?: { final: boolean; imported?: HistoryEntry['imported'] };
 }
 
 export interface RunMetrics {
@@ -141,6 +146,7 @@ export function historyEntryOf(record: RunRecord): HistoryEntry {
     problem: state.refusal?.message ?? state.note,
     meta: metaOf(state.meta),
     ...(state.durable && { lastReadAt: state.durable.readAt }),
+    ...(record.fromHistory?.imported && { imported: record.fromHistory.imported }),
   };
 }
 

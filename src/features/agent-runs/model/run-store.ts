@@ -16,7 +16,7 @@ import type { ActiveConnection, ConnectionIdentity } from '../../../lib/connecti
 import { platformCancellationsPath, platformResponsesPath } from '../../../contract/run-paths';
 import { nextPollMs } from './durable-follow';
 import { saveRun, type HistoryDetails, type HistoryEntry } from './history';
-import { initialRunState, isFollowed, isInFlight, isTerminal, runReducer, type RunAction } from './run-machine';
+import { initialRunState, isFollowed, isInFlight, isTerminal, runReducer, type RunAction, type RunStatus } from './run-machine';
 import { historyEntryOf, metaOf, summaryOf, type RunRecord, type RunTarget } from './run-record';
 import type { RunRequest } from './run-request';
 import { sendDurable, sendStream, sendWait, type SendContext, type StopReason } from './run-senders';
@@ -73,6 +73,8 @@ export class RunStore {
   /** Wait runs' client-side timeouts. */
   private readonly deadlines = new Map<string, ReturnType<typeof setTimeout>>();
   private readonly readCounts = new Map<string, number>();
+  /** Runs with a cancellation or decisions on their way, by how many. */
+  private readonly acting = new Map<string, number>();
   /** History writes, one after another: a run's later state is never overwritten by an earlier one. */
   private saving: Promise<void> = Promise.resolve();
 
@@ -98,7 +100,8 @@ export class RunStore {
 
   /** The record history's entry `historyId` is shown by: the run itself, or the record it was opened as. */
   forEntry(historyId: string): RunRecord | undefined {
-    return this.get(historyId) ?? this.snapshot.opened.find((r) => r.historyId === historyId);
+    // The run sent from here, else the latest opening of it (an earlier one may have been refused to another token).
+    return this.snapshot.runs.find((r) => r.id === historyId) ?? this.snapshot.opened.find((r) => r.historyId === historyId);
   }
 
   /** The durable run `runId` of `agentId` as this connection sees it, if the console holds it. */
@@ -187,9 +190,13 @@ export class RunStore {
       request: entry?.request ?? { agentId, flavour: 'platform', mode: 'durable', path: platformRunsPath(agentId), body: {} },
       target: targetOf(connection),
       startedAt: entry?.startedAt ?? Date.now(),
-      state: initialRunState,
+      // The states history saw (decisions included) stay the run's; reads add what follows.
+      state: entry?.transitions ? { ...initialRunState, transitions: entry.transitions } : initialRunState,
       runId,
-      ...(entry && { historyId: entry.id }),
+      ...(entry && {
+        historyId: entry.id,
+        fromHistory: { final: isTerminal(entry.status as RunStatus), ...(entry.imported && { imported: entry.imported }) },
+      }),
     };
     this.connections.set(record.id, connection);
     const keep = this.options.keep ?? 10;
@@ -220,7 +227,9 @@ export class RunStore {
     if (!record?.runId || !connection || isTerminal(record.state.status)) return Promise.resolve();
     const p = apiRequest<DurableRunAnswer>(connection, platformRunPath(record.request.agentId, record.runId))
       .then(
-        (answer) => this.observed(id, answer),
+        (answer) => {
+          if (!this.acting.has(id)) this.observed(id, answer);
+        },
         (err: unknown) => {
           if (err instanceof ApiError) this.dispatch(id, { type: 'read-failed', at: Date.now(), error: err });
         },
@@ -258,15 +267,27 @@ export class RunStore {
     const record = this.get(id);
     const connection = this.connections.get(id);
     if (!record?.runId || !connection) throw new Error('This run is no longer held by the console; open it again by its id.');
+    // Until this answer is in, reads are not applied: one that saw the run go on first would
+    // leave the paused state before the decision could be noted in it.
+    this.acting.set(id, (this.acting.get(id) ?? 0) + 1);
+    let answer: ApiResponse<DurableRunAnswer>;
     try {
-      const answer = await apiRequest<DurableRunAnswer>(connection, pathOf(record.request.agentId), { method: 'POST', body: bodyOf(record.runId) });
-      this.dispatch(id, { ...accepted, at: Date.now() });
-      this.observed(id, answer);
+      answer = await apiRequest<DurableRunAnswer>(connection, pathOf(record.request.agentId), { method: 'POST', body: bodyOf(record.runId) });
     } catch (err) {
+      this.acted(id);
       // Whatever happened, read the run again: a 409 means it moved on.
       void this.read(id);
       throw err;
     }
+    this.acted(id);
+    this.dispatch(id, { ...accepted, at: Date.now() });
+    this.observed(id, answer);
+  }
+
+  private acted(id: string): void {
+    const n = (this.acting.get(id) ?? 1) - 1;
+    if (n > 0) this.acting.set(id, n);
+    else this.acting.delete(id);
   }
 
   private observed(id: string, answer: ApiResponse<DurableRunAnswer>): void {
@@ -339,7 +360,7 @@ export class RunStore {
       this.deadlines.delete(id);
     }
     // History keeps each change of state (a read that changed nothing is not written again).
-    if (state.transitions !== current.state.transitions && !isInFlight(state.status) && (next.origin === 'sent' || next.historyId)) void this.remember(next);
+    if (state.transitions !== current.state.transitions && !isInFlight(state.status) && this.writesHistory(next)) void this.remember(next);
     // A new state is read again soon (backing off afresh): a paused run's slow reads must not delay what follows an approval.
     if (isFollowed(state.status) && state.status !== current.state.status) {
       clearTimeout(this.timers.get(id));
@@ -347,6 +368,16 @@ export class RunStore {
       this.readCounts.set(id, 0);
       this.schedule(id, isFollowed(current.state.status) ? nextPollMs(state.durable!.run, 0) || 0 : 0);
     }
+  }
+
+  /**
+   * Whether a change of this record is history's to keep: a run sent from here, always; a run
+   * opened from history only while its entry may still change, and never a failed read (that
+   * says what this connection may read, not how the run went).
+   */
+  private writesHistory(record: RunRecord): boolean {
+    if (record.origin === 'sent') return true;
+    return record.historyId !== undefined && !record.fromHistory?.final && record.state.status !== 'refused';
   }
 
   /**
