@@ -29,7 +29,7 @@ function RunsLink() {
       )}
       {paused.length > 0 && (
         <span className="paused-mark" title={`${paused.length === 1 ? 'A durable run waits' : `${paused.length} durable runs wait`} for your approval`}>
-          <span aria-hidden="true"> ⏸</span>
+          <span aria-hidden="true"> ‖</span>
           <span className="visually-hidden">, {paused.length === 1 ? 'a run waits for your approval' : `${paused.length} runs wait for your approval`}</span>
         </span>
       )}

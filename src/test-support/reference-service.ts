@@ -44,3 +44,8 @@ export async function servicePosts(): Promise<ServicePost[]> {
   const res = await fetch('/sandbox/runs');
   return ((await res.json()) as { posts: ServicePost[] }).posts;
 }
+
+/** The bundled service's profile as the run store is given it: same origin, this token, this fingerprint. */
+export function referenceConnection(token: string, fingerprint: string) {
+  return { baseUrl: '', token, problem: undefined, profileId: 'reference', profileLabel: 'Reference service', mode: 'same-origin' as const, target: '', fingerprint };
+}

@@ -7,23 +7,14 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { cleanup, render, screen, waitFor, within } from '@testing-library/react';
 import { MemoryRouter } from 'react-router';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { DEMO, DEMO_EVERYTHING } from '../../../test-support/reference-service';
+import { DEMO, DEMO_EVERYTHING, referenceConnection } from '../../../test-support/reference-service';
 import { clearHistory, listRuns } from '../model/history';
 import { runRequest } from '../model/run-request';
 import { RunStore, type RunConnection } from '../model/run-store';
 import { RunStoreProvider } from '../model/run-store-context';
 import { HistoryPanel } from './history-panel';
 
-const A: RunConnection = {
-  baseUrl: '',
-  token: DEMO.agents,
-  problem: undefined,
-  profileId: 'reference',
-  profileLabel: 'Reference service',
-  mode: 'same-origin',
-  target: '',
-  fingerprint: 'fingerprint-a',
-};
+const A: RunConnection = referenceConnection(DEMO.agents, 'fingerprint-a');
 /** The same profile with another token pasted in (since changed back). */
 const B: RunConnection = { ...A, token: DEMO_EVERYTHING, fingerprint: 'fingerprint-b' };
 

@@ -5,21 +5,12 @@
  */
 import { waitFor } from '@testing-library/react';
 import { afterEach, expect, it } from 'vitest';
-import { DEMO } from '../../../test-support/reference-service';
+import { DEMO, referenceConnection } from '../../../test-support/reference-service';
 import { slowNetwork } from '../../../test-support/slow-network';
 import { runRequest } from './run-request';
 import { RunStore, type RunConnection } from './run-store';
 
-const CONNECTION: RunConnection = {
-  baseUrl: '',
-  token: DEMO.agents,
-  problem: undefined,
-  profileId: 'reference',
-  profileLabel: 'Reference service',
-  mode: 'same-origin',
-  target: '',
-  fingerprint: 'review-fingerprint',
-};
+const CONNECTION: RunConnection = referenceConnection(DEMO.agents, 'test-fingerprint');
 
 let restore: (() => void) | undefined;
 afterEach(() => {

@@ -5,21 +5,12 @@
  */
 import { waitFor } from '@testing-library/react';
 import { beforeEach, expect, it } from 'vitest';
-import { DEMO, DEMO_EVERYTHING } from '../../../test-support/reference-service';
+import { DEMO, DEMO_EVERYTHING, referenceConnection } from '../../../test-support/reference-service';
 import { clearHistory, listRuns } from './history';
 import { runRequest } from './run-request';
 import { RunStore, type RunConnection } from './run-store';
 
-const CONNECTION: RunConnection = {
-  baseUrl: '',
-  token: DEMO.agents,
-  problem: undefined,
-  profileId: 'reference',
-  profileLabel: 'Reference service',
-  mode: 'same-origin',
-  target: '',
-  fingerprint: 'review-fingerprint',
-};
+const CONNECTION: RunConnection = referenceConnection(DEMO.agents, 'test-fingerprint');
 
 const hi = { messages: [{ role: 'USER' as const, content: [{ type: 'text' as const, text: 'File my receipts' }] }] };
 

@@ -2,7 +2,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, cleanup, render, screen, waitFor } from '@testing-library/react';
 import { useState } from 'react';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { DEMO, DEMO_EVERYTHING, serviceRuns } from '../../../test-support/reference-service';
+import { DEMO, DEMO_EVERYTHING, serviceRuns, referenceConnection } from '../../../test-support/reference-service';
 import { historyEntryOf } from './run-record';
 import { clearHistory, historyQueryOptions } from './history';
 import { runRequest } from './run-request';
@@ -10,16 +10,7 @@ import { slowNetwork } from '../../../test-support/slow-network';
 import { RunStore, WAIT_STOPPED_BY_YOU, type RunConnection } from './run-store';
 import { RunStoreProvider, useLiveRun, useRuns } from './run-store-context';
 
-const CONNECTION: RunConnection = {
-  baseUrl: '',
-  token: DEMO.agents,
-  problem: undefined,
-  profileId: 'reference',
-  profileLabel: 'Reference service',
-  mode: 'same-origin',
-  target: '',
-  fingerprint: 'test-fingerprint',
-};
+const CONNECTION: RunConnection = referenceConnection(DEMO.agents, 'test-fingerprint');
 
 const story = runRequest('platform', 'stream', { id: 'slow-storyteller', name: 'Slow Storyteller' }, { messages: [{ role: 'USER', content: [{ type: 'text', text: 'Go' }] }] });
 
