@@ -1,6 +1,7 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { lazy, Suspense, useState, type ReactNode } from 'react';
-import { BrowserRouter, Navigate, NavLink, Route, Routes } from 'react-router';
+import { BrowserRouter, Navigate, NavLink, Route, Routes, useLocation } from 'react-router';
+import { PageErrorBoundary } from '../components/page-error-boundary';
 import { RunStoreProvider, useRuns } from '../features/agent-runs/model/run-store-context';
 import { ConnectionPage } from '../features/connection/connection-page';
 import { ConnectionPanel } from '../features/connection/connection-panel';
@@ -38,6 +39,7 @@ function RunsLink() {
 }
 
 export function Layout() {
+  const { pathname } = useLocation();
   return (
     <div className="layout">
       <a className="skip-link" href="#main">
@@ -54,28 +56,30 @@ export function Layout() {
       <div className="body">
         <ConnectionPanel />
         <main id="main" tabIndex={-1}>
-          <Suspense fallback={<p role="status">Loading…</p>}>
-            <Routes>
-              <Route index element={<Navigate to="/connection" replace />} />
-              <Route path="connection" element={<ConnectionPage />} />
-              <Route path="schemas" element={<SchemasPage />} />
-              <Route path="schemas/:group" element={<SchemasPage />} />
-              <Route path="runs" element={<RunsPage />} />
-              <Route path="runs/:agentId" element={<RunsPage />} />
-              <Route path="runs/:agentId/thread/:threadId" element={<RunsPage />} />
-              <Route path="compare/:a/:b" element={<ComparePage />} />
-              <Route
-                path="runs/:agentId/:runId"
-                element={
-                  // Opened from a link in a new tab, a durable run's page has no token yet (tokens are per tab by default).
-                  <TokenGate scope={AGENTS_SCOPE} why="A durable run can be read only with the token that started it.">
-                    <DurableRunPage />
-                  </TokenGate>
-                }
-              />
-              <Route path="*" element={<Navigate to="/connection" replace />} />
-            </Routes>
-          </Suspense>
+          <PageErrorBoundary resetKey={pathname}>
+            <Suspense fallback={<p role="status">Loading…</p>}>
+              <Routes>
+                <Route index element={<Navigate to="/connection" replace />} />
+                <Route path="connection" element={<ConnectionPage />} />
+                <Route path="schemas" element={<SchemasPage />} />
+                <Route path="schemas/:group" element={<SchemasPage />} />
+                <Route path="runs" element={<RunsPage />} />
+                <Route path="runs/:agentId" element={<RunsPage />} />
+                <Route path="runs/:agentId/thread/:threadId" element={<RunsPage />} />
+                <Route path="compare/:a/:b" element={<ComparePage />} />
+                <Route
+                  path="runs/:agentId/:runId"
+                  element={
+                    // Opened from a link in a new tab, a durable run's page has no token yet (tokens are per tab by default).
+                    <TokenGate scope={AGENTS_SCOPE} why="A durable run can be read only with the token that started it.">
+                      <DurableRunPage />
+                    </TokenGate>
+                  }
+                />
+                <Route path="*" element={<Navigate to="/connection" replace />} />
+              </Routes>
+            </Suspense>
+          </PageErrorBoundary>
         </main>
       </div>
     </div>
