@@ -152,7 +152,7 @@ test('explains a token refused with 401 and a group with no schema, and creates 
 
   await expect(schemas.notice()).toHaveText('Schema of e2ecreated created.');
   await expect(schemas.noticeBox()).toBeFocused();
-  await expect(schemas.answerSummary(schemas.noticeBox())).toHaveText(/^Status 200 · \d+ ms · \d+ byte$/);
+  await expect(schemas.answerSummary(schemas.noticeBox())).toHaveText(/^Status 200 · \d+ ms · \d+ B$/);
   await schemas.expectKeys('e2ecreated', [
     ['stage', 'PICKLIST'],
     ['owners', 'TEXTLIST'],
@@ -297,7 +297,7 @@ test('deletes a schema after an inline confirmation, which then answers 404', as
   await expect(schemas.noSchema('e2edelete')).toBeVisible();
   await expect(schemas.notice()).toHaveText('Schema of e2edelete deleted.');
   await expect(schemas.noticeBox()).toBeFocused();
-  await expect(schemas.answerSummary(schemas.noSchema('e2edelete'))).toHaveText(/^Status 404 · \d+ ms · \d+ byte$/);
+  await expect(schemas.answerSummary(schemas.noSchema('e2edelete'))).toHaveText(/^Status 404 · \d+ ms · \d+ B$/);
   await expect(schemas.main.getByText(/Fetched .*\(stale\)/)).toBeHidden();
   await expect(schemas.keysTable('e2edelete')).toBeHidden();
   expect((await request.get(schemaUrl('e2edelete'), { headers: GLOBAL })).status()).toBe(404);
@@ -328,12 +328,12 @@ test('sets and removes document values, which decides whether a later type chang
   await schemas.documentField('e2edocs', 'labels').fill('alpha\nbeta');
   await form.getByRole('button', { name: 'Set values' }).click();
   await expect(form.getByRole('status')).toHaveText('Values set on DOC-E2E-1.');
-  await expect(schemas.answerSummary(form)).toHaveText(/^Status 200 · \d+ ms · \d+ byte$/);
+  await expect(schemas.answerSummary(form)).toHaveText(/^Status 200 · \d+ ms · \d+ B$/);
   expect((await retypeStage()).status()).toBe(409);
 
   await form.getByRole('button', { name: 'Remove all values' }).click();
   await expect(form.getByRole('status')).toHaveText('All e2edocs values removed from DOC-E2E-1.');
-  await expect(schemas.answerSummary(form)).toHaveText(/^Status 200 · \d+ ms · \d+ byte$/);
+  await expect(schemas.answerSummary(form)).toHaveText(/^Status 200 · \d+ ms · \d+ B$/);
   expect((await retypeStage()).status()).toBe(200);
 });
 

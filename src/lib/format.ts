@@ -7,7 +7,7 @@ export function formatCount(n: number): string {
 }
 
 const units = ['byte', 'kilobyte', 'megabyte', 'gigabyte'] as const;
-const byUnit = new Map(units.map((u) => [u, new Intl.NumberFormat(undefined, { style: 'unit', unit: u, unitDisplay: 'short', maximumFractionDigits: u === 'byte' ? 0 : 1 })]));
+const byUnit = new Map(units.map((u) => [u, new Intl.NumberFormat(undefined, { style: 'unit', unit: u, unitDisplay: 'short', maximumFractionDigits: 1 })]));
 
 /** Decimal units (1 kB = 1,000 B), as network tools count. */
 export function formatBytes(n: number): string {
@@ -17,6 +17,8 @@ export function formatBytes(n: number): string {
     v /= 1000;
     i++;
   }
+  // Whole bytes as "B", as network tools write them (the short unit name reads "354 byte" in English).
+  if (i === 0) return `${count.format(Math.round(v))} B`;
   return byUnit.get(units[i]!)!.format(v);
 }
 

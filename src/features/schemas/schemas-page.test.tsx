@@ -17,7 +17,7 @@ const GLOBAL = 'sandbox-global-3f9c2a7d41e8b605';
 const SALES = 'sandbox-sales-8b1e6d0c93a2f457';
 
 /** Status, time and size of one answer, as the page writes them. */
-const SUMMARY = (status: number) => new RegExp(`^Status ${status} · \\d+ ms · \\d+(\\.\\d+)? (byte|kB)$`);
+const SUMMARY = (status: number) => new RegExp(`^Status ${status} · \\d+ ms · \\d+(\\.\\d+)? (B|kB)$`);
 
 beforeEach(() => {
   localStorage.clear();

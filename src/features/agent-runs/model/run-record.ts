@@ -86,7 +86,8 @@ export function metricsOf(record: RunRecord): RunMetrics {
   const durationMs = end === undefined ? undefined : Math.max(0, end - record.startedAt);
   if (record.log) return { durationMs, eventCount: record.log.events.length, bytes: record.log.bytes, firstEventMs: record.log.firstEventMs };
   if (record.summary) return { durationMs, eventCount: record.summary.eventCount, bytes: record.summary.bytes, firstEventMs: record.summary.firstEventMs };
-  const body = record.answer?.rawBody ?? record.state.durable?.meta?.rawBody ?? '';
+  // A refused run's size is its refusal's body: the one answer it got.
+  const body = record.answer?.rawBody ?? record.state.durable?.meta?.rawBody ?? record.state.refusal?.meta?.rawBody ?? '';
   return { durationMs, eventCount: 0, bytes: utf8Bytes(body) };
 }
 
