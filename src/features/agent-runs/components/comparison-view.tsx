@@ -192,7 +192,7 @@ function Chart({ side, events, domainMs, name }: { side: Side; events: readonly 
   const t = entry.transitions ?? [];
   if (t.length < 1) return null;
   // A live run's last state lasts until now.
-  const endAt = ended(entry) ? t.at(-1)!.at : Math.max(t.at(-1)!.at, entry.startedAt + domainMs);
+  const endAt = ended(entry) ? entry.startedAt + entry.durationMs : Math.max(t.at(-1)!.at, entry.startedAt + domainMs);
   return <StateChart transitions={t} startedAt={entry.startedAt} endAt={endAt} domainMs={domainMs} label={name} />;
 }
 

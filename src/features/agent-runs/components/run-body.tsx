@@ -9,6 +9,12 @@ import { StateLog } from './state-log';
 import { StreamOutput } from './stream-output';
 import { WaitOutput } from './wait-output';
 
+/** Where a run's state chart ends: at its duration once it ended (the one figure the head and history show), else at its last state seen. */
+function chartEnd(run: RunRecord): number {
+  const { durationMs } = metricsOf(run);
+  return durationMs === undefined ? run.state.transitions.at(-1)!.at : run.startedAt + durationMs;
+}
+
 /**
  * What one run answered, whatever its kind: its refusal or failure, the stream's transcript
  * and timeline, the wait's answer, or the durable run as the service keeps it (approvals and
@@ -32,7 +38,7 @@ export function RunBody({ run, onRunAsDurable, level = 3 }: { run: RunRecord; on
       {run.log && <StreamOutput log={run.log} state={run.state} durationMs={metricsOf(run).durationMs} expectedEvents={expectedEventsOf(run.request.body)} />}
       {run.answer && <WaitOutput answer={run.answer} />}
       {!run.log && run.state.transitions.length > 1 && (
-        <StateChart transitions={run.state.transitions} startedAt={run.startedAt} endAt={run.state.transitions.at(-1)!.at} label="Over time" />
+        <StateChart transitions={run.state.transitions} startedAt={run.startedAt} endAt={chartEnd(run)} label="Over time" />
       )}
       {run.runId && (
         <>

@@ -129,3 +129,22 @@ it('opening the same event from the chart a second time brings it into view agai
   await new Promise((r) => setTimeout(r, 50));
   expect(list.scrollTop).toBe(first);
 });
+
+it('a durable run whose end this browser saw late is drawn to its duration, the figure its head and history show', () => {
+  const t0 = 2_000_000;
+  render(
+    <StateChart
+      label="Over time"
+      startedAt={t0}
+      endAt={t0 + 4_500}
+      transitions={[
+        { status: 'sending', at: t0 },
+        { status: 'RUNNING', at: t0 + 200 },
+        // Read a little after the service ended it.
+        { status: 'SUCCEEDED', at: t0 + 5_000 },
+      ]}
+    />,
+  );
+  expect(screen.getByTestId('state-chart').getAttribute('aria-label')).toBe('Sending… 200 ms, then Running 4,300 ms, then Succeeded.');
+  expect(document.querySelector('.state-chart .chart-axis')!.textContent).toContain('4.50 s');
+});

@@ -169,10 +169,13 @@ export function stateSpans(transitions: readonly Transition[], endAt: number): {
   const spans: { status: string; from: number; to: number }[] = [];
   for (let i = 0; i < transitions.length; i++) {
     const t = transitions[i]!;
-    const to = transitions[i + 1]?.at ?? endAt;
+    // The run's end is its duration (for a durable run, the service's own clock); a state this
+    // browser only saw after that is drawn at the end, not past it.
+    const from = Math.min(t.at, endAt);
+    const to = Math.min(transitions[i + 1]?.at ?? endAt, endAt);
     const last = spans.at(-1);
     if (last && last.status === t.status) last.to = to;
-    else spans.push({ status: t.status, from: t.at, to });
+    else spans.push({ status: t.status, from, to });
   }
   return spans;
 }

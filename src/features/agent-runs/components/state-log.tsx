@@ -1,3 +1,4 @@
+import { formatCount } from '../../../lib/format';
 import { statusText, statusTone } from '../model/run-machine';
 import type { RunRecord } from '../model/run-record';
 
@@ -14,7 +15,7 @@ export function StateLog({ record }: { record: RunRecord }) {
           <li key={i}>
             {same ? <span className="muted">·</span> : <span className={`status status-${statusTone(t.status)}`}>{statusText(t.status)}</span>}{' '}
             <time dateTime={new Date(t.at).toISOString()}>{new Date(t.at).toLocaleTimeString()}</time>
-            {record.origin === 'sent' && <span className="muted"> (+{Math.max(0, t.at - record.startedAt)} ms)</span>}
+            {record.origin === 'sent' && <span className="muted"> (seen +{formatCount(Math.max(0, t.at - record.startedAt))} ms)</span>}
             {t.note ? <span> · {t.note}</span> : null}
           </li>
         );
