@@ -31,3 +31,27 @@ it('a durable run opened without a token offers a demo token, then reads the run
   await waitFor(() => expect(within(main).getByRole('status', { name: 'Run state' }).textContent).toMatch(/^(Queued|Running|Waiting for your approval)$/));
   expect(within(main).queryByRole('alert')).toBeNull();
 });
+
+it('a demo token that cannot read the run is refused (404); "Use another token" brings the prompt back, and the right token reads the run', async () => {
+  const started = await fetch('/api/agents/expense-filer/runs', {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${DEMO.agents}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ execution_mode: 'DURABLE', messages: [{ role: 'USER', content: [{ type: 'text', text: 'File my expenses' }] }] }),
+  });
+  const { run } = (await started.json()) as { run: { run_id: string } };
+  localStorage.clear();
+  sessionStorage.clear();
+
+  const user = userEvent.setup();
+  renderConsole(`/runs/expense-filer/${run.run_id}`);
+  const main = screen.getByRole('main');
+  // The wrong one: this token may run agents, but the run is another token's.
+  await user.click(await within(await within(main).findByRole('region', { name: 'A token is needed for this page' })).findByRole('button', { name: 'Use “Demo: global metadata and agents”' }));
+  const refused = await within(main).findByRole('alert');
+  expect(refused.textContent).toMatch(/No run/);
+  await user.click(within(refused).getByRole('button', { name: 'Use another token' }));
+  const again = await within(main).findByRole('region', { name: 'Another token for this page' });
+  await user.click(within(again).getByRole('button', { name: 'Use “Demo: agents”' }));
+  await waitFor(() => expect(within(main).getByRole('status', { name: 'Run state' }).textContent).toMatch(/^(Queued|Running|Waiting for your approval)$/));
+  expect(within(main).queryByRole('alert')).toBeNull();
+});

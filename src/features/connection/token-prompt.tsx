@@ -1,6 +1,7 @@
 import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { Link } from 'react-router';
 import { PageTitle } from '../../components/page-title';
+import { AskForTokenContext } from '../../lib/token-request';
 import { useProfiles } from './connection-provider';
 import { DemoTokenList, findDemoToken, useChooseDemoToken, useDemoTokens } from './demo-tokens';
 
@@ -20,21 +21,39 @@ interface Needs {
  */
 export function TokenGate({ children, scope, why }: Needs & { children: ReactNode }) {
   const { token } = useProfiles();
-  const [given, setGiven] = useState(false);
+  const [given, setGiven] = useState(0);
+  // The page asked for another token (the one it has was refused): the prompt comes back, the token stays until replaced.
+  const [asking, setAsking] = useState(false);
   const content = useRef<HTMLDivElement>(null);
   // The prompt, and the control used in it, go away: focus goes to the page that replaced it.
   useEffect(() => {
     if (given && token) content.current?.focus();
   }, [given, token]);
-  if (!token) return <TokenPrompt scope={scope} why={why} onGiven={() => setGiven(true)} />;
+  if (!token || asking) {
+    return (
+      <TokenPrompt
+        scope={scope}
+        why={why}
+        refused={asking}
+        onGiven={() => {
+          setAsking(false);
+          setGiven((n) => n + 1);
+        }}
+        onKeep={asking ? () => setAsking(false) : undefined}
+      />
+    );
+  }
   return (
-    <div className="token-gate" ref={content} tabIndex={given ? -1 : undefined}>
-      {children}
-    </div>
+    <AskForTokenContext.Provider value={() => setAsking(true)}>
+      {/* A new token is a new page: nothing read with the refused one is kept. */}
+      <div className="token-gate" ref={content} tabIndex={given ? -1 : undefined} key={given}>
+        {children}
+      </div>
+    </AskForTokenContext.Provider>
   );
 }
 
-function TokenPrompt({ scope, why, onGiven }: Needs & { onGiven(): void }) {
+function TokenPrompt({ scope, why, refused, onGiven, onKeep }: Needs & { refused: boolean; onGiven(): void; onKeep?(): void }) {
   const { active, setToken } = useProfiles();
   const all = useDemoTokens();
   const choose = useChooseDemoToken();
@@ -61,11 +80,17 @@ function TokenPrompt({ scope, why, onGiven }: Needs & { onGiven(): void }) {
   return (
     <section className="panel token-prompt" aria-labelledby={ids.heading}>
       <PageTitle title="Token needed" />
-      <h1 id={ids.heading}>A token is needed for this page</h1>
-      <p>
-        Profile <strong>{active.label}</strong> has no token in this tab. A token is kept for one tab unless you remember it on this device, so a link
-        opened in a new tab asks again.{why ? ` ${why}` : ''}
-      </p>
+      <h1 id={ids.heading}>{refused ? 'Another token for this page' : 'A token is needed for this page'}</h1>
+      {refused ? (
+        <p>
+          The token of profile <strong>{active.label}</strong> was refused here; the one you give replaces it in this profile.{why ? ` ${why}` : ''}
+        </p>
+      ) : (
+        <p>
+          Profile <strong>{active.label}</strong> has no token in this tab. A token is kept for one tab unless you remember it on this device, so a link
+          opened in a new tab asks again.{why ? ` ${why}` : ''}
+        </p>
+      )}
       <form onSubmit={submit} noValidate>
         <div className="field">
           <label htmlFor={ids.token}>Bearer token</label>
@@ -96,7 +121,14 @@ function TokenPrompt({ scope, why, onGiven }: Needs & { onGiven(): void }) {
               : 'Kept for this tab only (session storage): gone when the tab closes.'}
           </p>
         </div>
-        <button type="submit">Use this token</button>
+        <p className="toolbar">
+          <button type="submit">Use this token</button>
+          {onKeep && (
+            <button type="button" onClick={onKeep}>
+              Keep the current token
+            </button>
+          )}
+        </p>
       </form>
       {demos.length > 0 && (
         <section aria-labelledby={ids.demos}>

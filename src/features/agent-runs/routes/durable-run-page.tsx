@@ -5,6 +5,7 @@ import { ErrorDetails } from '../../../components/error-details';
 import { PageTitle } from '../../../components/page-title';
 import { ApiError } from '../../../lib/api-client';
 import { connectionKey, useConnection, type ActiveConnection } from '../../../lib/connection';
+import { useAskForToken } from '../../../lib/token-request';
 import { DurableActionsCode } from '../components/durable-actions-code';
 import { DurableRunView } from '../components/durable-run-view';
 import { historyQueryOptions, type HistoryEntry } from '../model/history';
@@ -13,6 +14,7 @@ import { useOpenedRun, useRunStore } from '../model/run-store-context';
 /** The run as this connection sees it; keyed by connection and run, so nothing of one profile's run shows under another. */
 function OpenedRun({ connection, agentId, runId, entry }: { connection: ActiveConnection; agentId: string; runId: string; entry?: HistoryEntry }) {
   const store = useRunStore();
+  const askForToken = useAskForToken();
   const record = useOpenedRun(connection, agentId, runId, entry);
   if (!record || record.state.status === 'idle') return <p role="status">Reading the run…</p>;
   const refusal = record.state.refusal;
@@ -27,9 +29,17 @@ function OpenedRun({ connection, agentId, runId, entry }: { connection: ActiveCo
         </p>
         {notFound && <p>A run is visible only to the token that created it, and only under its own agent; a finished run is kept for a limited time.</p>}
         <ErrorDetails error={refusal} />
-        <button type="button" onClick={() => store.open(connection, agentId, runId, entry)}>
-          Read again
-        </button>
+        <p className="toolbar">
+          <button type="button" onClick={() => store.open(connection, agentId, runId, entry)}>
+            Read again
+          </button>
+          {/* Only the token that started a run reads it: a refusal to this one is answered by giving another. */}
+          {askForToken && [401, 403, 404].includes(refusal.status) && (
+            <button type="button" onClick={askForToken}>
+              Use another token
+            </button>
+          )}
+        </p>
       </div>
     );
   }
