@@ -170,3 +170,21 @@ it('an input-form agent keeps its form and says why there is no reply box', asyn
   expect(within(runRegion()).queryByLabelText(/^Reply to /)).toBeNull();
   expect(runRegion().textContent).toMatch(/takes an input form, not a conversation/);
 });
+
+it('with the profile’s token cleared, the reply box says why nothing can be sent, and sends nothing', async () => {
+  freshBrowser(DEMO.agents);
+  const u = userEvent.setup();
+  await firstTurn(u, 'before the token goes');
+  await waitFor(() => expect(lastTurnStatus()).toBe('Done'), { timeout: 5_000 });
+  const before = (await servicePosts()).length;
+  await u.click(screen.getByRole('button', { name: 'Clear' }));
+  const box = await within(runRegion()).findByLabelText(/^Reply to /);
+  await u.type(box, 'after');
+  const send = within(runRegion()).getByRole('button', { name: 'Send reply' });
+  expect(send.hasAttribute('disabled')).toBe(true);
+  expect(runRegion().textContent).toMatch(/has no token: give one with agents\.run in the connection panel to send/);
+  await u.keyboard('{Control>}{Enter}{/Control}');
+  expect(await postsAfter(before)).toHaveLength(0);
+  // What was typed stays for when a token is back.
+  expect((box as HTMLTextAreaElement).value).toBe('after');
+});
