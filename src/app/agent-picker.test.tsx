@@ -79,3 +79,29 @@ it('Enter on part of one agent’s name, matching no other, opens that agent rat
   expect(await screen.findByRole('heading', { name: /Calendar Helper/ })).toBeTruthy();
   expect(screen.queryByText(/No agent “calendar”/)).toBeNull();
 });
+
+it('Enter on a pasted part of one agent’s name opens that agent too', async () => {
+  freshBrowser(DEMO.agents);
+  const user = userEvent.setup();
+  renderConsole('/runs');
+  const box = await screen.findByRole('combobox', { name: 'Agent' });
+  await user.click(box);
+  await user.paste('expense');
+  await screen.findByRole('option', { name: /^Expense Filer/ });
+  await user.keyboard('{Enter}');
+  expect(await screen.findByRole('heading', { name: /Expense Filer/ })).toBeTruthy();
+  expect(screen.queryByText(/No agent “expense”/)).toBeNull();
+});
+
+it('Enter at once on a pasted part of one agent’s name, before the search answered, opens that agent, not an id nobody has', async () => {
+  freshBrowser(DEMO.agents);
+  const user = userEvent.setup();
+  renderConsole('/runs');
+  const box = await screen.findByRole('combobox', { name: 'Agent' });
+  // Reached by keyboard: the list has not been opened, so nothing was searched yet.
+  box.focus();
+  await user.paste('expense');
+  await user.keyboard('{Enter}');
+  expect(await screen.findByRole('heading', { name: /Expense Filer/ })).toBeTruthy();
+  expect(screen.queryByText(/No agent “expense”/)).toBeNull();
+});

@@ -1,8 +1,9 @@
+import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useRef, useState } from 'react';
 import type { Agent } from '../../../contract/agents';
 import { ApiError } from '../../../lib/api-client';
 import type { ActiveConnection } from '../../../lib/connection';
-import { useSearchAgents } from '../api/search-agents';
+import { searchAgentsQueryOptions, useSearchAgents } from '../api/search-agents';
 import type { Flavour } from '../model/run-request';
 
 export function capabilitiesOf(a: Agent): string {
@@ -16,6 +17,21 @@ export function capabilitiesOf(a: Agent): string {
 const LOOKS_LIKE_ID = /^[^\s/]{1,128}$/;
 
 type Option = { kind: 'agent'; agent: Agent } | { kind: 'id'; id: string };
+
+/**
+ * What Enter on typed text opens: the agent it names exactly (by name or id), else the one
+ * agent whose name or id contains it, else the text as an id.
+ */
+function pickFor(typed: string, agents: readonly Agent[]): Option | undefined {
+  const lower = typed.toLowerCase();
+  const exact = agents.find((a) => a.agent_id === typed || a.name.toLowerCase() === lower);
+  // Part of one agent's name, matching no other, opens that agent: not a page for an id nobody has.
+  // (Matched here, not trusted to the search: its answer may still be for fewer letters.)
+  const containing = agents.filter((a) => a.name.toLowerCase().includes(lower) || a.agent_id.toLowerCase().includes(lower));
+  const agent = exact ?? (containing.length === 1 ? containing[0] : undefined);
+  if (agent) return { kind: 'agent', agent };
+  return LOOKS_LIKE_ID.test(typed) ? { kind: 'id', id: typed } : undefined;
+}
 
 /**
  * A searchable combobox (the ARIA 1.2 list-autocomplete pattern): typing searches agents by
@@ -40,6 +56,7 @@ export function AgentPicker({ connection, flavour, selectedId, onSelect }: {
     return () => clearTimeout(t);
   }, [text]);
   const search = useSearchAgents(connection, flavour, debounced, open);
+  const queryClient = useQueryClient();
 
   const typed = text.trim();
   const agents = search.data ?? [];
@@ -65,15 +82,22 @@ export function AgentPicker({ connection, flavour, selectedId, onSelect }: {
       // The request side's Ctrl/Cmd+Enter runs; a plain Enter here picks.
       if (e.ctrlKey || e.metaKey) return;
       e.preventDefault();
-      // Enter on typed text opens the agent it names exactly (by name or id), else the text as an id.
-      const exact = (o: Option) => o.kind === 'agent' && (o.agent.agent_id === typed || o.agent.name.toLowerCase() === typed.toLowerCase());
-      // Part of one agent's name, matching no other, opens that agent: not a page for an id nobody has.
-      // (Matched here, not trusted to the search: its answer may still be for fewer letters.)
-      const lower = typed.toLowerCase();
-      const agents = options.filter((o) => o.kind === 'agent' && (o.agent.name.toLowerCase().includes(lower) || o.agent.agent_id.toLowerCase().includes(lower)));
-      const only = agents.length === 1 ? agents[0] : undefined;
-      const pick = options[active] ?? (typed ? (options.find(exact) ?? only ?? options.find((o) => o.kind === 'id') ?? (LOOKS_LIKE_ID.test(typed) ? { kind: 'id', id: typed } : undefined)) : undefined);
-      if (pick) choose(pick);
+      if (options[active]) return choose(options[active]);
+      if (!typed) return;
+      // Text pasted (or typed fast) and Enter at once: the list may not have answered for it
+      // yet, so the agents it names are asked for now; an id is opened only if none is named.
+      if (debounced === typed && search.isSuccess) {
+        const pick = pickFor(typed, agents);
+        if (pick) choose(pick);
+        return;
+      }
+      void queryClient
+        .fetchQuery(searchAgentsQueryOptions(connection, flavour, typed))
+        .catch(() => [])
+        .then((found) => {
+          const pick = pickFor(typed, found.length ? found : agents);
+          if (pick) choose(pick);
+        });
     } else if (e.key === 'Escape') {
       if (open || text) {
         e.preventDefault();
