@@ -37,6 +37,8 @@ it('back on the runs page while A of a pair still streams, Stop is offered (it s
   await waitFor(() => expect(within(screen.getByRole('region', { name: 'Run B' })).getByText('Done')).toBeTruthy(), { timeout: 8_000 });
   expect(within(screen.getByRole('region', { name: 'Run A' })).queryByText('Done')).toBeNull();
   await user.click(screen.getByRole('link', { name: 'Back to agent runs' }));
+  // Back on A's agent, where the comparison was started.
+  expect(await screen.findByRole('heading', { name: /Slow Storyteller/ })).toBeTruthy();
   const stop = await screen.findByRole('button', { name: 'Stop' });
   // A is still live (the navigation says so)...
   expect(screen.getByRole('link', { name: /Agent runs, a run is live/ })).toBeTruthy();

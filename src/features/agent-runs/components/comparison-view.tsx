@@ -64,7 +64,7 @@ function comparedRun({ entry }: Side): ComparedRun {
       ...(entry.meta?.status !== undefined && { httpStatus: entry.meta.status }),
       ...(ended(entry) && { durationMs: entry.durationMs }),
       ...(entry.firstEventMs !== undefined && { firstEventMs: entry.firstEventMs }),
-      eventCount: entry.eventCount,
+      ...(entry.request.mode === 'stream' && { eventCount: entry.eventCount }),
       bytes: entry.bytes,
     },
     transcript: entry.transcript,

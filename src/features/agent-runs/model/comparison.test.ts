@@ -79,6 +79,11 @@ describe('comparison', () => {
     expect(rows.find((r) => r.label === 'Status')!.differs).toBe(true);
   });
 
+  it('a wait run has no event count: a dash, not 0', () => {
+    const rows = metricRows({ status: 'Done', firstEventMs: 40, eventCount: 12, bytes: 10 }, { status: 'Done', bytes: 10 });
+    expect(rows.find((r) => r.label === 'Events')).toEqual({ label: 'Events', a: '12', b: '–', differs: true });
+  });
+
   it('tells the legacy and current request bodies apart by pointer', () => {
     const messages: Message[] = [{ role: 'USER', content: [{ type: 'text', text: 'Hi' }] }];
     const current = runRequest('platform', 'stream', { id: 'echo' }, { messages });

@@ -81,7 +81,8 @@ export interface SideFigures {
   httpStatus?: number;
   durationMs?: number;
   firstEventMs?: number;
-  eventCount: number;
+  /** Streams only: a wait or durable run has no events to count. */
+  eventCount?: number;
   bytes: number;
 }
 
