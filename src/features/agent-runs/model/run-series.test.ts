@@ -56,10 +56,19 @@ describe('run series', () => {
     expect(Math.min(...v.gaps.map((g) => g.to - g.from))).toBe(1_001 + 70);
   });
 
-  it('cumulative bytes only grow; the peak rate is events per second of the busiest bucket', () => {
+  it('cumulative bytes only grow; the peak rate is events per second of the busiest second, or of the whole run when shorter', () => {
     const v = seriesOf(eventsAt([0, 1, 2, 3, 500, 900]), 400);
     for (let i = 1; i < v.cumulativeBytes.length; i++) expect(v.cumulativeBytes[i]).toBeGreaterThanOrEqual(v.cumulativeBytes[i - 1]!);
-    expect(peakRate(v)).toEqual({ perSecond: (4 * 1000) / v.bucketMs, atMs: 0 });
+    // Six events in 0.91 s.
+    expect(peakRate(v)).toEqual({ perSecond: Math.round((6 * 1000) / (v.counts.length * v.bucketMs)), atMs: 0 });
+    // A slow stream (an event every 400 ms) peaks near 2.5 a second, not at one event per bucket.
+    const slow = seriesOf(eventsAt(Array.from({ length: 50 }, (_, i) => 400 + i * 400)), 400);
+    expect(peakRate(slow)!.perSecond).toBeLessThanOrEqual(3);
+    // A burst inside a long run is found where it is.
+    const burst = seriesOf(eventsAt([100, 5_000, ...Array.from({ length: 40 }, (_, i) => 8_000 + i * 10), 12_000]), 400);
+    expect(peakRate(burst)!.atMs).toBeGreaterThan(7_000);
+    expect(peakRate(burst)!.atMs).toBeLessThanOrEqual(8_000);
+    expect(peakRate(burst)!.perSecond).toBeGreaterThanOrEqual(40);
   });
 
   it('finds the event nearest a time, by binary search', () => {
@@ -75,7 +84,7 @@ describe('run series', () => {
   it('says the chart in words', () => {
     const v = seriesOf(eventsAt([40, 50, 1_600]), 400, 1_000);
     expect(describeSeries(v, 1_700)).toBe(
-      `3 events, ${formatBytes(30)} in 1.70 s; first event after 40 ms; peak 100 events per second at 0.04 s; 1 silence over 1,000 ms, the longest 1,550 ms before event 3 at 1.60 s.`,
+      `3 events, ${formatBytes(30)} in 1.70 s; first event after 40 ms; peak 2 events per second at 0.00 s; 1 silence over 1,000 ms, the longest 1,550 ms before event 3 at 1.60 s.`,
     );
     expect(describeSeries(seriesOf([]), undefined)).toBe('No event yet.');
   });

@@ -139,12 +139,24 @@ export function seriesOf(events: readonly SeriesEvent[], maxPoints = DEFAULT_MAX
   return b.view();
 }
 
-/** Peak events per second, and when (the start of its bucket). */
+/**
+ * Peak events per second, and when (the start of its window): the busiest second of the run
+ * (or the whole run, when shorter), not the busiest bucket: one event in a 10 ms bucket is not
+ * "100 events per second".
+ */
 export function peakRate(v: SeriesView): { perSecond: number; atMs: number } | undefined {
-  let best = -1;
-  for (let i = 0; i < v.counts.length; i++) if (best < 0 || v.counts[i]! > v.counts[best]!) best = i;
-  if (best < 0) return undefined;
-  return { perSecond: Math.round((v.counts[best]! * 1000) / v.bucketMs), atMs: best * v.bucketMs };
+  const n = v.counts.length;
+  if (n === 0) return undefined;
+  const width = Math.max(1, Math.min(n, Math.round(1_000 / v.bucketMs)));
+  let sum = 0;
+  for (let i = 0; i < width; i++) sum += v.counts[i]!;
+  let best = sum;
+  let at = 0;
+  for (let i = width; i < n; i++) {
+    sum += v.counts[i]! - v.counts[i - width]!;
+    if (sum > best) [best, at] = [sum, i - width + 1];
+  }
+  return { perSecond: Math.round((best * 1000) / (width * v.bucketMs)), atMs: at * v.bucketMs };
 }
 
 /** The index of the event received at (or last before) `atMs`, by binary search over events in time order. */
