@@ -3,7 +3,7 @@ import { useEffect, useMemo, useState, useSyncExternalStore } from 'react';
 import { Link } from 'react-router';
 import { SpecBadge } from '../../../components/spec-badge';
 import { useConnection } from '../../../lib/connection';
-import { download } from '../../../lib/download';
+import { download, exportFileName } from '../../../lib/download';
 import { formatCount } from '../../../lib/format';
 import { summarize } from '../../../lib/spec-lens/summary';
 import {
@@ -298,7 +298,7 @@ function Comparison({ a, b, onStop, profileId }: { a: Side; b: Side; onStop?(): 
         )}
       </div>
       <div className="toolbar">
-        <button type="button" onClick={() => download(`comparison-${ra.id}-${rb.id}.json`, JSON.stringify(comparisonFileOf(ra, rb), null, 2))} disabled={!bothEnded}>
+        <button type="button" onClick={() => download(exportFileName('comparison', ra.request.agentId, ra.startedAt, `${ra.id}-${rb.id}`), JSON.stringify(comparisonFileOf(ra, rb), null, 2))} disabled={!bothEnded}>
           Export comparison (JSON)
         </button>
       </div>

@@ -1,7 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
 import { Link } from 'react-router';
-import { download } from '../../../lib/download';
+import { download, exportFileName } from '../../../lib/download';
 import { formatBytes, formatCount } from '../../../lib/format';
 import { clearHistory, exportRun, historyQueryOptions, saveRun, type HistoryEntry } from '../model/history';
 import { statusText, statusTone } from '../model/run-machine';
@@ -29,7 +29,7 @@ type Item = { kind: 'thread'; thread: Thread; at: number } | { kind: 'run'; entr
 
 /** Writes a conversation's file for download: everything history kept of it, never a token. */
 export function exportThread(thread: Thread): void {
-  download(`${thread.id}.json`, JSON.stringify(threadFileOf(thread), null, 2));
+  download(exportFileName('conversation', thread.agentId, thread.turns[0]?.startedAt ?? Date.now(), thread.id), JSON.stringify(threadFileOf(thread), null, 2));
 }
 
 /** A run, or a conversation told by its title and its newest turn. */
@@ -97,7 +97,7 @@ function HistoryRow({ r, thread, connection, unreadable, open, setOpen, onLoad, 
               Export conversation
             </button>
           )}
-          <button type="button" onClick={() => void exportRun(r).then((text) => download(`${r.id}.json`, text))}>
+          <button type="button" onClick={() => void exportRun(r).then((text) => download(exportFileName('run', r.request.agentId, r.startedAt, r.id), text))}>
             {thread ? 'Export last turn' : 'Export JSON'}
           </button>
           <button type="button" onClick={() => onLoad(r)} title="Loads this run's agent, API, mode and input into the form; nothing is sent until you run it">
