@@ -252,3 +252,19 @@ it('what was opened in one run’s timeline does not open itself in the next run
   expect(within(runRegion()).getByText(/four five|five/, { selector: '.transcript *' })).toBeTruthy();
   expect(within(runRegion()).queryByLabelText(/^Event \d+$/)).toBeNull();
 });
+
+it('another agent’s finished run is not shown under the agent chosen next; coming back shows it again', async () => {
+  freshBrowser(DEMO.agents);
+  const user = userEvent.setup();
+  renderConsole('/runs/echo-assistant');
+  await say(user, 'hello');
+  await user.click(screen.getByRole('button', { name: 'Run and stream' }));
+  await waitFor(() => expect(headStatus().textContent).toBe('Done'), { timeout: 5_000 });
+  await user.type(screen.getByRole('combobox', { name: 'Agent' }), 'Slow');
+  await user.click(await screen.findByRole('option', { name: /Slow Storyteller/ }));
+  await screen.findByRole('heading', { name: /Slow Storyteller/ });
+  await waitFor(() => expect(headStatus().textContent).toBe('No run yet'));
+  await user.type(screen.getByRole('combobox', { name: 'Agent' }), 'Echo');
+  await user.click(await screen.findByRole('option', { name: /Echo Assistant/ }));
+  await waitFor(() => expect(headStatus().textContent).toBe('Done'));
+});

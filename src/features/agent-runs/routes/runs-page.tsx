@@ -31,14 +31,15 @@ export function RunsPage() {
   const connection = useConnection();
   const connections = useConnections();
   const store = useRunStore();
-  const { runs, active } = useRuns();
+  const { runs, opened, active } = useRuns();
   const { settingsOf, update } = useRunSettings();
   const settings = settingsOf(agentId);
   const agent = useRunAgent(connection, settings.flavour, agentId);
   const formId = useId();
   const statusRef = useRef<HTMLSpanElement>(null);
-  // The run in flight if there is one (of a pair, A may outlive B, which was sent last), else the last one.
-  const latest = active ?? runs[0];
+  // The run in flight if there is one (of a pair, A may outlive B, which was sent last), else
+  // this agent's last one: another agent's answer is not shown under this one's name.
+  const latest = active ?? (agentId ? runs.find((r) => r.request.agentId === agentId) : runs[0]);
   // A run loaded from history names itself in the navigation's state: the form is built anew for it.
   const loaded = (location.state as { loaded?: LoadedRun } | null)?.loaded;
 
@@ -123,7 +124,8 @@ export function RunsPage() {
       </section>
       <section className="response-side" aria-label="Response">
         <ResponsePanel
-          run={threadId ? runs.find((r) => r.request.thread?.id === threadId) : latest}
+          // A conversation's newest turn held here: sent from this page, or opened from history to follow it.
+          run={threadId ? [...runs, ...opened].find((r) => r.request.thread?.id === threadId) : latest}
           idleText={threadId ? 'Conversation from history' : undefined}
           body={
             threadId && (
