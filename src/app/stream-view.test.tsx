@@ -119,7 +119,10 @@ it('keys move the active row through a long timeline and keep it in view', async
   await user.keyboard('{Home}{PageDown}{ArrowDown}');
   await waitFor(() => expect(activeInView()).toBe(String(1 + pageRows + 1)));
   await user.keyboard('{Enter}');
-  expect(screen.getByLabelText(`Event ${pageRows + 2}`)).toBeTruthy();
+  const opened = screen.getByLabelText(`Event ${pageRows + 2}`);
+  // Opened below the list, it is brought into view.
+  await waitFor(() => expect(opened.getBoundingClientRect().bottom).toBeLessThanOrEqual(window.innerHeight + 1));
+  expect(opened.getBoundingClientRect().top).toBeGreaterThanOrEqual(0);
 });
 
 it('a firehose run that asks for 10,000 events shows how many arrived, while it streams and once it is done', async () => {

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { CopyButton } from '../../../components/copy-button';
 import { SpecEventBadge } from '../../../components/spec-badge';
 import { formatBytes, formatCount } from '../../../lib/format';
@@ -15,8 +15,13 @@ function pretty(data: string): string {
 /** One event of the timeline in full: its data pretty-printed or raw, and what is wrong with it. */
 export function EventDetail({ entry, stream }: { entry: TimelineEntry; stream: StreamLog['meta'] }) {
   const [raw, setRaw] = useState(false);
+  const box = useRef<HTMLDivElement>(null);
+  // Opened from a row or the chart, the event is shown where it can be read: below a tall list it would be off-screen.
+  useEffect(() => {
+    box.current?.scrollIntoView?.({ block: 'nearest' });
+  }, [entry.seq]);
   return (
-    <div className="event-detail" aria-label={`Event ${entry.seq}`}>
+    <div className="event-detail" aria-label={`Event ${entry.seq}`} ref={box}>
       <div className="toolbar">
         <strong>
           Event {entry.seq}: <code>{entry.event}</code>

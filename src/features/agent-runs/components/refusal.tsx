@@ -69,7 +69,7 @@ export function Refusal({ error, onRunAsDurable }: { error: ApiError; onRunAsDur
       {advice && <p>{advice}</p>}
       {onRunAsDurable && asksForDurableRun(error) && (
         <p>
-          This agent pauses for tool approvals, which only a durable run can wait for.{' '}
+          {/* The service's detail above already says why; this says what to do. */}
           <button type="button" className="primary" onClick={onRunAsDurable}>
             Run as durable
           </button>{' '}
