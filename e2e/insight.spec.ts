@@ -32,7 +32,7 @@ test('a firehose run is drawn over time with its first event marked; hovering na
   await chart.scrollIntoViewIfNeeded();
   const box = (await chart.boundingBox())!;
   await page.mouse.move(box.x + box.width * 0.5, box.y + box.height / 2);
-  await expect(runs.output.locator('.chart-readout')).toHaveText(/^At [\d.]+ s: event \d+, message, \d+ bytes \(click to open it in the timeline\)$/);
+  await expect(runs.output.locator('.chart-readout')).toHaveText(/^At [\d.]+ s: event \d+, message, \d+ bytes \(a click or Enter opens it in the timeline\)$/);
   const seq = Number(/event (\d+)/.exec((await runs.output.locator('.chart-readout').textContent())!)![1]);
   await page.mouse.click(box.x + box.width * 0.5, box.y + box.height / 2);
   const detail = runs.output.locator('.event-detail');

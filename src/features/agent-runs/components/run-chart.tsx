@@ -72,7 +72,7 @@ export function StreamChart({ events, durationMs, domainMs, label, onPick }: {
   };
   const hovered = hover !== undefined ? events[hover] : undefined;
   const readout = hovered
-    ? `At ${seconds(hovered.at)}: event ${hovered.seq}, ${hovered.event}, ${formatCount(hovered.bytes)} bytes${onPick ? ' (click to open it in the timeline)' : ''}`
+    ? `At ${seconds(hovered.at)}: event ${hovered.seq}, ${hovered.event}, ${formatCount(hovered.bytes)} bytes${onPick ? ' (a click or Enter opens it in the timeline)' : ''}`
     : `First event after ${v.firstEventMs === undefined ? '–' : `${formatCount(v.firstEventMs)} ms`} · ${formatBytes(v.bytes)} in all`;
   // The keyboard moves through the run in time as the pointer does: an arrow a hundredth of
   // the axis (at least one event), Page Up/Down a tenth, Home and End the first and last event.
