@@ -181,6 +181,8 @@ for (const colorScheme of ['light', 'dark'] as const) {
     await expect(thread.lastStatus()).toHaveText('Done');
     await thread.reply('A follow-up_with_a_very_long_unbroken_word_that_must_wrap_rather_than_push_the_page_sideways_on_a_phone');
     await expect(thread.items()).toHaveCount(2);
+    // The page went to the reply's turn, not back to the conversation's first.
+    await expect(thread.items().first()).not.toBeInViewport();
     await expect(thread.lastStatus()).toHaveText('Done');
     await thread.replyBox.scrollIntoViewIfNeeded();
     await expect(thread.replyBox).toBeInViewport();

@@ -52,9 +52,12 @@ export function RunsPage() {
     const thread = request.thread;
     if (thread && thread.id !== routeThreadId) navigate(threadPath({ id: thread.id, agentId: request.agentId }));
     // The status is where the run's progress is told; on one column (where Run and Stop stay at the bottom) the answer is brought into view.
+    // A reply is brought into view at its own turn, not at the conversation's first.
     requestAnimationFrame(() => {
       statusRef.current?.focus({ preventScroll: true });
-      if (window.matchMedia(NARROW).matches) document.getElementById('run-output')?.scrollIntoView({ block: 'start' });
+      if (!window.matchMedia(NARROW).matches) return;
+      const turn = thread?.parentId ? document.querySelector('#run-output .turns > li:last-child') : null;
+      (turn ?? document.getElementById('run-output'))?.scrollIntoView({ block: 'start' });
     });
     return true;
   };
