@@ -57,6 +57,10 @@ export function AgentPicker({ connection, flavour, selectedId, onSelect }: {
   }, [text]);
   const search = useSearchAgents(connection, flavour, debounced, open);
   const queryClient = useQueryClient();
+  // An Enter waiting for its search holds a ticket; typing, choosing or leaving takes it back,
+  // so a late answer never opens an agent after the user moved on.
+  const ticket = useRef(0);
+  useEffect(() => () => void ticket.current++, []);
 
   const typed = text.trim();
   const agents = search.data ?? [];
@@ -65,6 +69,7 @@ export function AgentPicker({ connection, flavour, selectedId, onSelect }: {
   const optionId = (i: number) => `${ids.list}-${i}`;
 
   const choose = (o: Option) => {
+    ticket.current++;
     onSelect(o.kind === 'agent' ? o.agent.agent_id : o.id);
     setOpen(false);
     setActive(-1);
@@ -91,10 +96,12 @@ export function AgentPicker({ connection, flavour, selectedId, onSelect }: {
         if (pick) choose(pick);
         return;
       }
+      const mine = ++ticket.current;
       void queryClient
         .fetchQuery(searchAgentsQueryOptions(connection, flavour, typed))
         .catch(() => [])
         .then((found) => {
+          if (ticket.current !== mine) return;
           const pick = pickFor(typed, found.length ? found : agents);
           if (pick) choose(pick);
         });
@@ -127,6 +134,7 @@ export function AgentPicker({ connection, flavour, selectedId, onSelect }: {
           autoComplete="off"
           spellCheck={false}
           onChange={(e) => {
+            ticket.current++;
             setText(e.target.value);
             setOpen(true);
             setActive(-1);
