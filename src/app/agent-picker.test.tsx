@@ -1,10 +1,15 @@
 import { cleanup, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, expect, it } from 'vitest';
-import { DEMO, freshBrowser, renderConsole } from './test-console';
+import { DEMO, freshBrowser, renderConsole, settleConsole } from './test-console';
 import { clearHistory } from '../features/agent-runs/model/history';
+import { slowNetwork } from '../test-support/slow-network';
 
+let restore: (() => void) | undefined;
 afterEach(async () => {
+  restore?.();
+  restore = undefined;
+  await settleConsole();
   cleanup();
   await clearHistory();
 });
@@ -80,28 +85,55 @@ it('Enter on part of one agent’s name, matching no other, opens that agent rat
   expect(screen.queryByText(/No agent “calendar”/)).toBeNull();
 });
 
-it('Enter on a pasted part of one agent’s name opens that agent too', async () => {
+/** "expense" pasted into the picker, reached by a click (the list opens and searches) or by keyboard (nothing searched yet). */
+async function pasteExpense(reach: 'click' | 'keyboard') {
   freshBrowser(DEMO.agents);
   const user = userEvent.setup();
   renderConsole('/runs');
   const box = await screen.findByRole('combobox', { name: 'Agent' });
-  await user.click(box);
+  if (reach === 'click') await user.click(box);
+  else box.focus();
   await user.paste('expense');
-  await screen.findByRole('option', { name: /^Expense Filer/ });
-  await user.keyboard('{Enter}');
+  return { user, box };
+}
+
+async function expectExpenseFiler() {
   expect(await screen.findByRole('heading', { name: /Expense Filer/ })).toBeTruthy();
   expect(screen.queryByText(/No agent “expense”/)).toBeNull();
+}
+
+it('Enter on a pasted part of one agent’s name opens that agent too', async () => {
+  const { user } = await pasteExpense('click');
+  await screen.findByRole('option', { name: /^Expense Filer/ });
+  await user.keyboard('{Enter}');
+  await expectExpenseFiler();
 });
 
 it('Enter at once on a pasted part of one agent’s name, before the search answered, opens that agent, not an id nobody has', async () => {
-  freshBrowser(DEMO.agents);
-  const user = userEvent.setup();
-  renderConsole('/runs');
-  const box = await screen.findByRole('combobox', { name: 'Agent' });
-  // Reached by keyboard: the list has not been opened, so nothing was searched yet.
-  box.focus();
-  await user.paste('expense');
+  const { user } = await pasteExpense('keyboard');
   await user.keyboard('{Enter}');
-  expect(await screen.findByRole('heading', { name: /Expense Filer/ })).toBeTruthy();
-  expect(screen.queryByText(/No agent “expense”/)).toBeNull();
+  await expectExpenseFiler();
+});
+
+it('a slow search answered after the user opened another agent does not take the page back to the first pick', async () => {
+  const { user, box } = await pasteExpense('keyboard');
+  // The next agent search (the one Enter asks for) is slow to answer.
+  let armed = true;
+  restore = slowNetwork({
+    match: (url, method) => {
+      if (!armed || method !== 'POST' || !url.endsWith('/agents/search')) return false;
+      armed = false;
+      return true;
+    },
+    delayMs: 1_500,
+  }).restore;
+  await user.keyboard('{Enter}');
+  // Nothing happened yet; the user gives up on it and opens another agent by its id.
+  await user.clear(box);
+  await user.type(box, 'calendar-helper{Enter}');
+  expect(await screen.findByRole('heading', { name: /Calendar Helper/ })).toBeTruthy();
+  // The slow answer arrives.
+  await new Promise((r) => setTimeout(r, 2_000));
+  expect(screen.queryByRole('heading', { name: /Expense Filer/ })).toBeNull();
+  expect(screen.getByRole('heading', { name: /Calendar Helper/ })).toBeTruthy();
 });

@@ -9,14 +9,19 @@ import { DEMO, renderConsole } from './test-console';
 
 afterEach(() => cleanup());
 
-it('a durable run opened without a token offers a demo token, then reads the run', async () => {
+/** A durable run of expense-filer started with the agents demo token, as another tab would have. */
+async function startExpenseRun(): Promise<{ run_id: string }> {
   const started = await fetch('/api/agents/expense-filer/runs', {
     method: 'POST',
     headers: { Authorization: `Bearer ${DEMO.agents}`, 'Content-Type': 'application/json' },
     body: JSON.stringify({ execution_mode: 'DURABLE', messages: [{ role: 'USER', content: [{ type: 'text', text: 'File my expenses' }] }] }),
   });
   expect(started.status).toBe(201);
-  const { run } = (await started.json()) as { run: { run_id: string } };
+  return ((await started.json()) as { run: { run_id: string } }).run;
+}
+
+it('a durable run opened without a token offers a demo token, then reads the run', async () => {
+  const run = await startExpenseRun();
   localStorage.clear();
   sessionStorage.clear();
 
@@ -33,12 +38,7 @@ it('a durable run opened without a token offers a demo token, then reads the run
 });
 
 it('a demo token that cannot read the run is refused (404); "Use another token" brings the prompt back, and the right token reads the run', async () => {
-  const started = await fetch('/api/agents/expense-filer/runs', {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${DEMO.agents}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ execution_mode: 'DURABLE', messages: [{ role: 'USER', content: [{ type: 'text', text: 'File my expenses' }] }] }),
-  });
-  const { run } = (await started.json()) as { run: { run_id: string } };
+  const run = await startExpenseRun();
   localStorage.clear();
   sessionStorage.clear();
 
