@@ -20,14 +20,18 @@ async function startExpenseRun(): Promise<{ run_id: string }> {
   return ((await started.json()) as { run: { run_id: string } }).run;
 }
 
-it('a durable run opened without a token offers a demo token, then reads the run', async () => {
+/** That run's address opened in a tab with nothing remembered: no profile, no token. */
+async function openInFreshTab() {
   const run = await startExpenseRun();
   localStorage.clear();
   sessionStorage.clear();
-
   const user = userEvent.setup();
   renderConsole(`/runs/expense-filer/${run.run_id}`);
-  const main = screen.getByRole('main');
+  return { run, user, main: screen.getByRole('main') };
+}
+
+it('a durable run opened without a token offers a demo token, then reads the run', async () => {
+  const { run, user, main } = await openInFreshTab();
   const prompt = await within(main).findByRole('region', { name: 'A token is needed for this page' });
   expect(within(prompt).getByLabelText('Remember on this device')).toBeTruthy();
   await user.click(await within(prompt).findByRole('button', { name: 'Use “Demo: agents”' }));
@@ -38,13 +42,7 @@ it('a durable run opened without a token offers a demo token, then reads the run
 });
 
 it('a demo token that cannot read the run is refused (404); "Use another token" brings the prompt back, and the right token reads the run', async () => {
-  const run = await startExpenseRun();
-  localStorage.clear();
-  sessionStorage.clear();
-
-  const user = userEvent.setup();
-  renderConsole(`/runs/expense-filer/${run.run_id}`);
-  const main = screen.getByRole('main');
+  const { user, main } = await openInFreshTab();
   // The wrong one: this token may run agents, but the run is another token's.
   await user.click(await within(await within(main).findByRole('region', { name: 'A token is needed for this page' })).findByRole('button', { name: 'Use “Demo: global metadata and agents”' }));
   const refused = await within(main).findByRole('alert');

@@ -7,7 +7,8 @@ export function formatCount(n: number): string {
 }
 
 const units = ['byte', 'kilobyte', 'megabyte', 'gigabyte'] as const;
-const byUnit = new Map(units.map((u) => [u, new Intl.NumberFormat(undefined, { style: 'unit', unit: u, unitDisplay: 'short', maximumFractionDigits: 1 })]));
+// Whole bytes are written as "B" (below); the larger units by the locale.
+const byUnit = new Map(units.slice(1).map((u) => [u, new Intl.NumberFormat(undefined, { style: 'unit', unit: u, unitDisplay: 'short', maximumFractionDigits: 1 })]));
 
 /** Decimal units (1 kB = 1,000 B), as network tools count. */
 export function formatBytes(n: number): string {

@@ -11,18 +11,17 @@ import { exportThread } from './history-panel';
 import { ReplyBox } from './reply-box';
 import { ThreadView } from './thread-view';
 
-/** Why the next turn cannot be sent after `last`, if it cannot. */
-/** Why nothing can be sent on this profile now (it would only be refused), if so. */
-function connectionBlockedWhy(connection: ActiveConnection): string | undefined {
+/** Why nothing can be sent now, whatever the turn (it would only be refused, or another run is in flight), if so. */
+function sendBlockedWhy(connection: ActiveConnection, active: RunRecord | undefined): string | undefined {
   if (connection.problem) return `Profile ${connection.profileLabel} cannot send now: ${connection.problem}`;
   if (!connection.token) return `Profile ${connection.profileLabel} has no token: give one with agents.run in the connection panel to send.`;
+  if (active) return `A run of ${active.request.agentName ?? active.request.agentId} is in flight; stop it, or wait for its end, to send the next turn.`;
   return undefined;
 }
 
-function replyBlockedWhy(last: Thread['turns'][number], active: RunRecord | undefined, connection: ActiveConnection): string | undefined {
-  const offline = connectionBlockedWhy(connection);
-  if (offline) return offline;
-  if (active) return `A run of ${active.request.agentName ?? active.request.agentId} is in flight; stop it, or wait for its end, to send the next turn.`;
+/** Why the next turn cannot be sent after `last`, if it cannot. */
+function replyBlockedWhy(last: Thread['turns'][number], sendBlocked: string | undefined): string | undefined {
+  if (sendBlocked) return sendBlocked;
   if (!isTerminal(last.status as RunStatus)) return 'The last turn has not ended yet; its answer goes with the next turn.';
   if (!answered(last)) return 'The last turn did not answer: retry it, or edit its question, to go on.';
   if (last.answerTruncated) return `The last answer had more than ${MAX_ANSWER_MESSAGES.toLocaleString()} messages; it cannot be sent back whole, so this conversation cannot go on.`;
@@ -63,8 +62,8 @@ export function Conversation({ threadId, connection, start, onRunAsDurable }: {
   const last = path.at(-1)!;
   const imported = thread.turns.every((t) => t.imported);
   const readOnly = imported && !continuing;
-  const blocked = replyBlockedWhy(last, active, connection);
-  const sendBlocked = active ? replyBlockedWhy(last, active, connection) : connectionBlockedWhy(connection);
+  const sendBlocked = sendBlockedWhy(connection, active);
+  const blocked = replyBlockedWhy(last, sendBlocked);
   const sent = (request: RunRequest) => {
     const ok = start(request);
     // The new turn is the newest: the branch it is on is shown.
@@ -105,7 +104,7 @@ export function Conversation({ threadId, connection, start, onRunAsDurable }: {
           <button type="button" onClick={() => setContinuing(true)}>
             Continue on profile {connection.profileLabel}
           </button>
-          {connectionBlockedWhy(connection) && <p className="hint">{connectionBlockedWhy(connection)}</p>}
+          {sendBlocked && <p className="hint">{sendBlocked}</p>}
         </div>
       ) : !isTerminal(last.status as RunStatus) ? (
         <p className="hint">You can reply once this turn has ended: its answer goes with the next turn.</p>

@@ -18,7 +18,7 @@ export function EventDetail({ entry, stream }: { entry: TimelineEntry; stream: S
   const box = useRef<HTMLDivElement>(null);
   // Opened from a row or the chart, the event is shown where it can be read: below a tall list it would be off-screen.
   useEffect(() => {
-    box.current?.scrollIntoView?.({ block: 'nearest' });
+    box.current?.scrollIntoView({ block: 'nearest' });
   }, [entry.seq]);
   return (
     <div className="event-detail" aria-label={`Event ${entry.seq}`} ref={box}>

@@ -242,8 +242,8 @@ function TurnItem({ thread, turn, last, actions, onBranch }: { thread: Thread; t
             {turn.problem && !turn.failure && <p className="error">{turn.problem}</p>}
             <details>
               <summary>Events, timeline and raw answer</summary>
-              {/* A stream whose full log was let go has its events in history only. */}
-              {record && (record.log || record.answer || record.runId) ? (
+              {/* A stream whose full log was let go (it keeps a summary) has its events in history only. */}
+              {record && !record.summary ? (
                 <div className="response-body" key={record.id}>
                   <RunBody run={record} onRunAsDurable={actions.onRunAsDurable} />
                 </div>

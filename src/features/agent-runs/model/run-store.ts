@@ -270,24 +270,19 @@ export class RunStore {
     // Until this answer is in, reads are not applied: one that saw the run go on first would
     // leave the paused state before the decision could be noted in it.
     this.acting.set(id, (this.acting.get(id) ?? 0) + 1);
-    let answer: ApiResponse<DurableRunAnswer>;
     try {
-      answer = await apiRequest<DurableRunAnswer>(connection, pathOf(record.request.agentId), { method: 'POST', body: bodyOf(record.runId) });
+      const answer = await apiRequest<DurableRunAnswer>(connection, pathOf(record.request.agentId), { method: 'POST', body: bodyOf(record.runId) });
+      this.dispatch(id, { ...accepted, at: Date.now() });
+      this.observed(id, answer);
     } catch (err) {
-      this.acted(id);
-      // Whatever happened, read the run again: a 409 means it moved on.
+      // Whatever happened, read the run again: a 409 means it moved on. (Its answer comes after the hold below is let go.)
       void this.read(id);
       throw err;
+    } finally {
+      const n = (this.acting.get(id) ?? 1) - 1;
+      if (n > 0) this.acting.set(id, n);
+      else this.acting.delete(id);
     }
-    this.acted(id);
-    this.dispatch(id, { ...accepted, at: Date.now() });
-    this.observed(id, answer);
-  }
-
-  private acted(id: string): void {
-    const n = (this.acting.get(id) ?? 1) - 1;
-    if (n > 0) this.acting.set(id, n);
-    else this.acting.delete(id);
   }
 
   private observed(id: string, answer: ApiResponse<DurableRunAnswer>): void {
