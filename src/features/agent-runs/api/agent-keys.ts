@@ -7,7 +7,6 @@ export const agentKeys = {
   search: (c: ConnectionIdentity, flavour: Flavour, name: string) => [...agentKeys.all(c), flavour, 'search', name] as const,
   detail: (c: ConnectionIdentity, flavour: Flavour, id: string) => [...agentKeys.all(c), flavour, 'detail', id] as const,
   schemas: (c: ConnectionIdentity, flavour: Flavour, id: string) => [...agentKeys.all(c), flavour, 'schemas', id] as const,
-  durableRun: (c: ConnectionIdentity, agentId: string, runId: string) => [...agentKeys.all(c), 'platform', 'durable', agentId, runId] as const,
 };
 
 /** Where each API keeps its agents: the client API under /rest/api/v1, the platform API under /api. */

@@ -1,30 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { DurableRun } from '../../../contract/durable-runs';
-import { follow, nextPollMs, untilText } from './durable-follow';
+import { nextPollMs, untilText } from './durable-follow';
 
 function run(state: string, updated_at = '2026-11-23T10:00:00Z', run_id = 'run_1'): DurableRun {
   return { run_id, agent_id: 'a', state, created_at: '2026-11-23T10:00:00Z', updated_at, pending_interactions: [] };
 }
-
-describe('follow', () => {
-  it('appends a state only when it changed, keeping when each was seen', () => {
-    let f = follow(undefined, run('QUEUED'), 'r1', 1);
-    f = follow(f, run('RUNNING', '2026-11-23T10:00:01Z'), 'r2', 2);
-    f = follow(f, run('RUNNING', '2026-11-23T10:00:02Z'), 'r3', 3);
-    f = follow(f, run('SUCCEEDED', '2026-11-23T10:00:05Z'), 'r4', 4);
-    expect(f.observed).toEqual([
-      { state: 'QUEUED', at: '2026-11-23T10:00:00Z', seenAt: 1 },
-      { state: 'RUNNING', at: '2026-11-23T10:00:01Z', seenAt: 2 },
-      { state: 'SUCCEEDED', at: '2026-11-23T10:00:05Z', seenAt: 4 },
-    ]);
-    expect(f.requestId).toBe('r4');
-  });
-
-  it('starts over for another run id', () => {
-    const f = follow(follow(undefined, run('RUNNING'), 'r1', 1), run('QUEUED', undefined, 'run_2'), 'r2', 2);
-    expect(f.observed.map((o) => o.state)).toEqual(['QUEUED']);
-  });
-});
 
 describe('nextPollMs', () => {
   it('reads every second at first, backs off to five seconds, and stops at an end', () => {

@@ -1,39 +1,8 @@
 /**
- * Following a durable run by reading it: what the console saw change, and how often it
- * asks again. Pure, so the polling rules are tested without a clock or a server.
+ * Following a durable run by reading it: how often it asks again, and how long a deadline is
+ * away. Pure, so the polling rules are tested without a clock or a server.
  */
-import { isPausedState, isTerminalState, type DurableRun, type DurableState } from '../../../contract/durable-runs';
-import type { ResponseMeta } from '../../../lib/api-client';
-
-/** A state the console saw, with the run's own timestamp and when the console saw it. */
-export interface ObservedState {
-  state: DurableState;
-  /** The run's `updated_at` when this state was read (the service's clock). */
-  at: string;
-  /** Epoch ms when the console read it. */
-  seenAt: number;
-}
-
-export interface FollowedRun {
-  run: DurableRun;
-  requestId: string;
-  /** Every state change the console has read, oldest first; the first is the run's creation state. */
-  observed: ObservedState[];
-  /** The last answer as received (status, headers, body), for the spec lens and copying. */
-  meta?: ResponseMeta;
-}
-
-/** The new read merged into what was followed so far: a changed state is appended, an unchanged one is not. */
-export function follow(previous: FollowedRun | undefined, run: DurableRun, requestId: string, now: number, meta?: ResponseMeta): FollowedRun {
-  const observed = previous && previous.run.run_id === run.run_id ? previous.observed : [];
-  const last = observed.at(-1);
-  return {
-    run,
-    requestId,
-    ...(meta && { meta }),
-    observed: last?.state === run.state ? observed : [...observed, { state: run.state, at: run.updated_at, seenAt: now }],
-  };
-}
+import { isPausedState, isTerminalState, type DurableRun } from '../../../contract/durable-runs';
 
 /**
  * How long until the next read: every second at first, backing off to every 5 s while the
