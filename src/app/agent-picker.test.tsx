@@ -2,7 +2,7 @@ import { cleanup, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, expect, it } from 'vitest';
 import { DEMO, freshBrowser, renderConsole, settleConsole } from './test-console';
-import { clearHistory } from '../features/agent-runs/model/history';
+import { wipeHistory } from '../features/agent-runs/model/history';
 import { slowNetwork } from '../test-support/slow-network';
 
 let restore: (() => void) | undefined;
@@ -11,7 +11,7 @@ afterEach(async () => {
   restore = undefined;
   await settleConsole();
   cleanup();
-  await clearHistory();
+  await wipeHistory();
 });
 
 function picker() {

@@ -16,6 +16,8 @@ const SchemasPage = lazy(() => import('../features/schemas/schemas-page').then((
 const RunsPage = lazy(() => import('../features/agent-runs/routes/runs-page').then((m) => ({ default: m.RunsPage })));
 const ComparePage = lazy(() => import('../features/agent-runs/routes/compare-page').then((m) => ({ default: m.ComparePage })));
 const DurableRunPage = lazy(() => import('../features/agent-runs/routes/durable-run-page').then((m) => ({ default: m.DurableRunPage })));
+// History's database loads after the first paint, with what keeps it true (follows runs going on).
+const HistoryKeeper = lazy(() => import('../features/agent-runs/components/history-keeper').then((m) => ({ default: m.HistoryKeeper })));
 
 function RunsLink() {
   const { active: live, paused } = useRuns();
@@ -92,7 +94,12 @@ export function AppProviders({ children }: { children: ReactNode }) {
   return (
     <QueryClientProvider client={queryClient}>
       <ConnectionProvider>
-        <RunStoreProvider>{children}</RunStoreProvider>
+        <RunStoreProvider>
+          {children}
+          <Suspense fallback={null}>
+            <HistoryKeeper />
+          </Suspense>
+        </RunStoreProvider>
       </ConnectionProvider>
     </QueryClientProvider>
   );

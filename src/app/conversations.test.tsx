@@ -7,12 +7,12 @@ import { cleanup, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { Message } from '../contract/agents';
-import { clearHistory } from '../features/agent-runs/model/history';
+import { wipeHistory } from '../features/agent-runs/model/history';
 import { servicePosts } from '../test-support/reference-service';
 import { DEMO, freshBrowser, renderConsole, settleConsole } from './test-console';
 
 beforeEach(async () => {
-  await clearHistory();
+  await wipeHistory();
 });
 afterEach(async () => {
   await settleConsole();
@@ -27,6 +27,8 @@ const user = (text: string): Message => ({ role: 'USER', content: [{ type: 'text
 const echoWords = (q: string) =>
   `You asked: "${q}". This is the reference service's echo assistant, answering one word per event.`.split(' ').map((w, i, all) => (i < all.length - 1 ? `${w} ` : w));
 const ai = (words: string[]): Message[] => words.map((text) => ({ role: 'GLEAN_AI', content: [{ type: 'text', text }] }));
+/** A streamed answer goes back as the one message its fragments (a word per event) form. */
+const answer = (q: string): Message[] => ai([echoWords(q).join('')]);
 
 async function postsAfter(n: number) {
   return (await servicePosts()).slice(n);
@@ -70,8 +72,8 @@ it('each turn sends the last request’s messages, the answer as received and th
   await waitFor(() => expect(lastTurnStatus()).toBe('Done'), { timeout: 5_000 });
 
   const sent = (await postsAfter(before)).map((p) => p.messages);
-  const turn2 = [user('first'), ...ai(echoWords('first')), user('second')];
-  const turn3 = [...turn2, ...ai(echoWords('second')), user('third')];
+  const turn2 = [user('first'), ...answer('first'), user('second')];
+  const turn3 = [...turn2, ...answer('second'), user('third')];
   expect(sent).toEqual([[user('first')], turn2, turn3]);
   expect(preview).toEqual({ messages: turn3, stream: false });
   expect(turns().textContent).toMatch(/You asked: "second"/);
@@ -86,6 +88,31 @@ it('each turn sends the last request’s messages, the answer as received and th
   await waitFor(() => expect(lastTurnStatus()).toBe('Done'), { timeout: 5_000 });
   const posts = await postsAfter(before);
   expect(posts[3]).toMatchObject({ path: '/rest/api/v1/agents/runs/wait', messages: [...turn3, ...ai([echoWords('third').join('')]), user('fourth')] });
+});
+
+it('a conversation carried on after a stream turn sends the same messages as after a wait turn with the same answer', async () => {
+  freshBrowser(DEMO.agents);
+  const u = userEvent.setup();
+  const bodies: Message[][] = [];
+  for (const mode of ['stream', 'wait'] as const) {
+    renderConsole('/runs/echo-assistant');
+    await u.click(await screen.findByRole('radio', { name: mode === 'stream' ? /Stream/ : /Wait/ }));
+    // The form keeps its values across a remount: the question is typed afresh.
+    const box = await screen.findByLabelText('Message 1 text');
+    await u.clear(box);
+    await u.type(box, 'same question');
+    await u.click(screen.getByRole('button', { name: mode === 'stream' ? 'Run and stream' : 'Run and wait' }));
+    await waitFor(() => expect(lastTurnStatus()).toBe('Done'), { timeout: 5_000 });
+    const before = (await servicePosts()).length;
+    await reply(u, 'and then?');
+    await waitFor(async () => expect(await postsAfter(before)).toHaveLength(1));
+    bodies.push((await postsAfter(before))[0]!.messages as Message[]);
+    await settleConsole();
+    cleanup();
+  }
+  // What the service received: the question, the answer as one message, the reply.
+  expect(bodies[0]).toEqual([user('same question'), ...answer('same question'), user('and then?')]);
+  expect(bodies[0]).toEqual(bodies[1]);
 });
 
 it('an edited earlier question starts a new branch from that point; the old branch stays and can be shown again', async () => {
@@ -104,10 +131,12 @@ it('an edited earlier question starts a new branch from that point; the old bran
   await u.clear(editor);
   await u.type(editor, 'two, said better');
   await u.click(within(second).getByRole('button', { name: 'Send as a new branch' }));
+  // The new branch's own answer (the old turn was Done too): it echoes the edited question.
+  await waitFor(() => expect(turns().textContent).toMatch(/You asked: "two, said better"/), { timeout: 5_000 });
   await waitFor(() => expect(lastTurnStatus()).toBe('Done'), { timeout: 5_000 });
 
   const [edited] = (await postsAfter(before)).map((p) => p.messages);
-  expect(edited).toEqual([user('one'), ...ai(echoWords('one')), user('two, said better')]);
+  expect(edited).toEqual([user('one'), ...answer('one'), user('two, said better')]);
   const branches = within(turns()).getByRole('group', { name: 'Branches at this turn' });
   expect(branches.textContent).toMatch(/Branch 2 of 2/);
   expect(turns().textContent).toMatch(/two, said better/);

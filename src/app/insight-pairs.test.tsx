@@ -5,12 +5,12 @@
 import { cleanup, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { clearHistory } from '../features/agent-runs/model/history';
+import { wipeHistory } from '../features/agent-runs/model/history';
 import { DEMO_EVERYTHING } from '../test-support/reference-service';
 import { DEMO, freshBrowser, renderConsole, settleConsole } from './test-console';
 
 beforeEach(async () => {
-  await clearHistory();
+  await wipeHistory();
 });
 afterEach(async () => {
   await settleConsole();

@@ -6,12 +6,12 @@
 import { cleanup, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { clearHistory } from '../features/agent-runs/model/history';
+import { wipeHistory } from '../features/agent-runs/model/history';
 import { servicePosts } from '../test-support/reference-service';
 import { DEMO, freshBrowser, renderConsole, settleConsole } from './test-console';
 
 beforeEach(async () => {
-  await clearHistory();
+  await wipeHistory();
 });
 afterEach(async () => {
   await settleConsole();
@@ -74,9 +74,10 @@ it('two runs are chosen in history to compare; the choice can be cancelled, and 
   expect(within(history()).getAllByRole('button', { name: 'Compare…' })).toHaveLength(2);
   // Chosen, then history cleared: nothing stays chosen.
   await user.click(within(rows()[1]!).getByRole('button', { name: 'Compare…' }));
+  await user.click(within(history()).getByRole('button', { name: 'Clear history…' }));
   await user.click(within(history()).getByRole('button', { name: 'Clear history' }));
   await waitFor(() => expect(rows()).toHaveLength(0));
-  expect(within(history()).queryByRole('status')).toBeNull();
+  expect(within(history()).queryByText(/One run chosen to compare/)).toBeNull();
   // Two new runs, compared from history.
   for (const topic of ['travel', 'travel']) await runForm(user, topic);
   await waitFor(() => expect(rows()).toHaveLength(2));

@@ -7,11 +7,11 @@
 import { cleanup, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { clearHistory } from '../features/agent-runs/model/history';
+import { wipeHistory } from '../features/agent-runs/model/history';
 import { DEMO, freshBrowser, renderConsole, serviceRuns, settleConsole } from './test-console';
 
 beforeEach(async () => {
-  await clearHistory();
+  await wipeHistory();
 });
 afterEach(async () => {
   await settleConsole();

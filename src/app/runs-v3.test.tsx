@@ -7,14 +7,14 @@
 import { cleanup, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { clearHistory } from '../features/agent-runs/model/history';
+import { wipeHistory } from '../features/agent-runs/model/history';
 import { DEMO_EVERYTHING, servicePosts } from '../test-support/reference-service';
 import { slowNetwork } from '../test-support/slow-network';
 import { DEMO, freshBrowser, renderConsole, settleConsole } from './test-console';
 
 let restore: (() => void) | undefined;
 beforeEach(async () => {
-  await clearHistory();
+  await wipeHistory();
 });
 afterEach(async () => {
   await settleConsole();

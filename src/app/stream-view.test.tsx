@@ -11,7 +11,7 @@ import { afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { page, userEvent as browserUser } from 'vitest/browser';
 import { sendStreamRun } from '../features/agent-runs/api/run-stream';
 import { StreamOutput } from '../features/agent-runs/components/stream-output';
-import { clearHistory } from '../features/agent-runs/model/history';
+import { wipeHistory } from '../features/agent-runs/model/history';
 import { expectedEventsOf } from '../features/agent-runs/model/progress';
 import type { RunState } from '../features/agent-runs/model/run-machine';
 import { runRequest } from '../features/agent-runs/model/run-request';
@@ -26,7 +26,7 @@ beforeAll(async () => {
   await page.viewport(1440, 900);
 });
 beforeEach(async () => {
-  await clearHistory();
+  await wipeHistory();
 });
 afterEach(() => cleanup());
 

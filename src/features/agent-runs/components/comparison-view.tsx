@@ -17,13 +17,14 @@ import {
   type ComparedRun,
   type TextDiff,
 } from '../model/comparison';
-import { runDetailsQueryOptions, type HistoryEntry } from '../model/history';
+import { runDetailsQueryOptions } from '../model/history';
+import type { HistoryEntry } from '../model/history-entry';
 import { isTerminal, statusText, statusTone, type RunStatus } from '../model/run-machine';
 import type { RunRecord } from '../model/run-record';
 import type { TimelineEntry } from '../model/stream-event';
 import type { StreamLog } from '../model/stream-log';
 import { useRunStore, useWatch } from '../model/run-store-context';
-import { useFollowActive, useHeldEntries } from '../model/use-held-entries';
+import { liveEntry, useEntries } from '../model/use-history';
 import { StateChart, StreamChart } from './run-chart';
 
 /** The time, ticking a few times a second while `live` (a live run's bar grows with it). */
@@ -210,17 +211,14 @@ export function ComparisonView({ ids }: { ids: readonly [string, string] }) {
   const [idA, idB] = ids;
   useLogVersion(store.forEntry(idA)?.log);
   useLogVersion(store.forEntry(idB)?.log);
-  const { entries, isSuccess, isError, error } = useHeldEntries((r) => r.id === idA || r.id === idB);
-  const entryA = entries.find((e) => e.id === idA);
-  const entryB = entries.find((e) => e.id === idB);
-  // A durable run is read again and again while the comparison shows it: held ones with the
-  // connection they were sent with, ones from history with the current profile's (if theirs).
+  const { entries, isSuccess, isError, error } = useEntries([idA, idB]);
+  // A run the console holds is shown as it is now (its live log, its last read); history has the rest.
+  const entryA = liveEntry(entries[0], store.forEntry(idA));
+  const entryB = liveEntry(entries[1], store.forEntry(idB));
+  // A durable run is read again and again while the comparison shows it, with the connection
+  // it was sent (or opened) with; history's runs going on are followed by the console itself.
   useWatch(store.forEntry(idA)?.id);
   useWatch(store.forEntry(idB)?.id);
-  useFollowActive(
-    [entryA, entryB].filter((e): e is HistoryEntry => e !== undefined && !store.forEntry(e.id)),
-    connection,
-  );
   if (isError) return <p className="error">History is unavailable in this browser: {String(error)}</p>;
   if (!entryA || !entryB) {
     if (!isSuccess) return <p role="status">Reading history…</p>;

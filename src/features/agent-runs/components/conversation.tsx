@@ -6,7 +6,7 @@ import type { RunRecord } from '../model/run-record';
 import type { RunRequest } from '../model/run-request';
 import { useRuns } from '../model/run-store-context';
 import { answered, editRequest, MAX_ANSWER_MESSAGES, pathTo, replyRequest, retryRequest, sendOf, threadsOf, type Thread } from '../model/thread';
-import { useFollowActive, useHeldEntries } from '../model/use-held-entries';
+import { useKeepOnScreen, useThreadEntries } from '../model/use-history';
 import { exportThread } from './history-panel';
 import { ReplyBox } from './reply-box';
 import { ThreadView } from './thread-view';
@@ -42,9 +42,10 @@ export function Conversation({ threadId, connection, start, onRunAsDurable }: {
   onRunAsDurable?(run: RunRecord): void;
 }) {
   const { active } = useRuns();
-  const held = useHeldEntries((r) => r.request.thread?.id === threadId);
-  const thread = threadsOf(held.entries.filter((e) => e.request.thread?.id === threadId))[0];
-  useFollowActive(thread?.turns ?? [], connection);
+  const held = useThreadEntries(threadId);
+  const thread = threadsOf(held.entries)[0];
+  // A conversation on screen is never let go by history's retention.
+  useKeepOnScreen(threadId);
   const [leafId, setLeafId] = useState<string | undefined>();
   const [continuing, setContinuing] = useState(false);
   if (!thread) {

@@ -1,14 +1,13 @@
-import { useQueryClient } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { download, exportFileName } from '../../../lib/download';
 import { formatBytes, formatCount } from '../../../lib/format';
-import { clearHistory, exportRun, historyQueryOptions, saveRun, type HistoryEntry } from '../model/history';
-import { statusText, statusTone } from '../model/run-machine';
+import { clearHistory, dismissEviction, exportRun, HISTORY_BYTES_LIMIT, HISTORY_LIMIT, importRuns, setPinned, undoClear, type HistoryEntry } from '../model/history';
+import { isTerminal, statusText, statusTone, type RunStatus } from '../model/run-machine';
 import type { RunConnection } from '../model/run-store';
 import { lastAt, matches, threadPath, threadsOf, titleOf, type Thread } from '../model/thread';
-import { entriesOfFile, parseThreadFile, threadFileOf } from '../model/thread-file';
-import { goesOn, useFollowActive, useHeldEntries } from '../model/use-held-entries';
+import { entriesOfFile, parseThreadFile, sizeProblem, threadFileOf } from '../model/thread-file';
+import { goesOn, useEviction, useFigures, useHistory, useItems, useLastClear } from '../model/use-history';
 
 const runPath = (e: HistoryEntry) => `/runs/${encodeURIComponent(e.request.agentId)}/${encodeURIComponent(e.runId!)}`;
 
@@ -33,8 +32,10 @@ export function exportThread(thread: Thread): void {
 }
 
 /** A run, or a conversation told by its title and its newest turn. */
-function HistoryRow({ r, thread, connection, unreadable, open, setOpen, onLoad, compareFrom, setCompareFrom }: {
+function HistoryRow({ r, thread, connection, unreadable, open, setOpen, onLoad, compareFrom, setCompareFrom, pinned }: {
   r: HistoryEntry;
+  /** Whether its item (the conversation, or the run) is pinned: retention never lets it go. */
+  pinned: boolean;
   /** The run chosen first for a comparison, if one is. */
   compareFrom: string | null;
   setCompareFrom(id: string | null): void;
@@ -46,6 +47,8 @@ function HistoryRow({ r, thread, connection, unreadable, open, setOpen, onLoad, 
   onLoad(entry: HistoryEntry): void;
 }) {
   const otherProfile = r.target.profileId !== undefined && r.target.profileId !== connection.profileId;
+  const figures = useFigures(r);
+  const itemId = thread?.id ?? r.id;
   return (
     <li>
       <div className="history-row">
@@ -65,19 +68,23 @@ function HistoryRow({ r, thread, connection, unreadable, open, setOpen, onLoad, 
           {r.request.flavour === 'legacy' ? 'legacy' : 'current'} {r.request.mode} ·{' '}
           <span className={`status status-${statusTone(r.status)}`}>{statusText(r.status, r.unknownState)}</span>
           {decisionsOf(r) && ` · ${decisionsOf(r)}`}
-          {!goesOn(r) && ` · ${formatCount(r.durationMs)} ms`}
-          {r.eventCount ? ` · ${formatCount(r.eventCount)} events` : ''}
-          {r.bytes ? ` · ${formatBytes(r.bytes)}` : ''} · profile {r.target.profileLabel || '(unnamed)'} ·{' '}
+          {figures.durationMs !== undefined && ` · ${formatCount(figures.durationMs)} ms`}
+          {figures.eventCount ? ` · ${formatCount(figures.eventCount)} events` : ''}
+          {figures.bytes ? ` · ${formatBytes(figures.bytes)}` : ''} · profile {r.target.profileLabel || '(unnamed)'} ·{' '}
           <time dateTime={new Date(r.startedAt).toISOString()}>{new Date(r.startedAt).toLocaleString()}</time>
         </p>
         {r.runId && (
           <p className="history-run">
             Run <Link to={runPath(r)}>{r.runId}</Link>
-            {r.lastReadAt !== undefined && (
-              <span className="muted">
-                {' '}
-                · last read <time dateTime={new Date(r.lastReadAt).toISOString()}>{new Date(r.lastReadAt).toLocaleTimeString()}</time>
-              </span>
+            {r.imported ? (
+              <span className="muted"> · imported: a record of the run, not read from here</span>
+            ) : (
+              figures.lastReadAt !== undefined && (
+                <span className="muted">
+                  {' '}
+                  · last read <time dateTime={new Date(figures.lastReadAt).toISOString()}>{new Date(figures.lastReadAt).toLocaleTimeString()}</time>
+                </span>
+              )
             )}
             {goesOn(r) && otherProfile && <span className="muted"> · ran on profile {r.target.profileLabel}: choose it to read the run again</span>}
             {unreadable.has(r.id) && <span className="warn"> · could not be read again ({unreadable.get(r.id)})</span>}
@@ -89,6 +96,14 @@ function HistoryRow({ r, thread, connection, unreadable, open, setOpen, onLoad, 
               Open conversation
             </Link>
           )}
+          <button
+            type="button"
+            aria-pressed={pinned}
+            onClick={() => void setPinned(itemId, !pinned)}
+            title={pinned ? 'Pinned: history never lets it go. Click to unpin.' : 'Keep it in history whatever the limits'}
+          >
+            {pinned ? 'Pinned' : 'Pin'}
+          </button>
           <button type="button" aria-expanded={open === r.id} onClick={() => setOpen(open === r.id ? null : r.id)}>
             {open === r.id ? 'Hide' : 'View'}
           </button>
@@ -153,30 +168,50 @@ export function HistoryPanel({ connection, onLoad, onImported }: {
   /** A conversation was imported from a file: where to show it. */
   onImported(thread: Thread): void;
 }) {
-  const queryClient = useQueryClient();
-  const history = useHeldEntries();
+  const history = useHistory();
   const { entries, unreadable } = history;
+  const itemsById = useItems();
+  const eviction = useEviction();
+  const cleared = useLastClear();
   const [open, setOpen] = useState<string | null>(null);
   const [chosen, setCompareFrom] = useState<string | null>(null);
   // A chosen run that left history (cleared, or past the limit) is no longer chosen.
   const compareFrom = chosen !== null && entries.some((e) => e.id === chosen) ? chosen : null;
   const [query, setQuery] = useState('');
   const [importError, setImportError] = useState<string | null>(null);
+  const [importing, setImporting] = useState(false);
+  const [confirmClear, setConfirmClear] = useState(false);
+  const [clearNote, setClearNote] = useState<string | null>(null);
   const fileInput = useRef<HTMLInputElement>(null);
-  useFollowActive(entries, connection);
+  const threads = threadsOf(entries);
   const items: Item[] = [
-    ...threadsOf(entries).filter((t) => matches(t, query)).map((thread) => ({ kind: 'thread' as const, thread, at: lastAt(thread) })),
+    ...threads.filter((t) => matches(t, query)).map((thread) => ({ kind: 'thread' as const, thread, at: lastAt(thread) })),
     ...entries.filter((e) => !e.request.thread && runMatches(e, query)).map((entry) => ({ kind: 'run' as const, entry, at: entry.startedAt })),
   ].sort((a, b) => b.at - a.at);
+  const goingOn = entries.filter((e) => !isTerminal(e.status as RunStatus)).length;
+  const conversations = threads.length;
+  const lone = entries.filter((e) => !e.request.thread).length;
 
   const importFile = async (file: File) => {
     setImportError(null);
-    const parsed = await parseThreadFile(await file.text());
-    if (!parsed.ok) return setImportError(`${file.name}: ${parsed.error}`);
-    const turns = entriesOfFile(parsed.file, Date.now(), file.name);
-    for (const t of turns) await saveRun(t, {});
-    await queryClient.invalidateQueries({ queryKey: historyQueryOptions.queryKey });
-    onImported(threadsOf(turns)[0]!);
+    setImporting(true);
+    try {
+      const tooLarge = sizeProblem(file.size);
+      if (tooLarge) return setImportError(`${file.name}: ${tooLarge}`);
+      const parsed = await parseThreadFile(await file.text());
+      if (!parsed.ok) return setImportError(`${file.name}: ${parsed.error}`);
+      const importedAt = Date.now();
+      const turns = entriesOfFile(parsed.file, importedAt, file.name);
+      await importRuns(turns, importedAt);
+      onImported(threadsOf(turns)[0]!);
+    } finally {
+      setImporting(false);
+    }
+  };
+  const clear = async () => {
+    setConfirmClear(false);
+    const result = await clearHistory();
+    setClearNote(result.kept ? `${formatCount(result.kept)} ${result.kept === 1 ? 'run' : 'runs'} still going on stayed in history.` : null);
   };
 
   return (
@@ -184,8 +219,8 @@ export function HistoryPanel({ connection, onLoad, onImported }: {
       <div className="toolbar">
         <h2 id="history-heading">History</h2>
         <span className="muted">Kept in this browser (IndexedDB); tokens are never stored.</span>
-        <button type="button" onClick={() => fileInput.current?.click()}>
-          Import conversation…
+        <button type="button" onClick={() => fileInput.current?.click()} disabled={importing}>
+          {importing ? 'Importing…' : 'Import conversation…'}
         </button>
         <input
           ref={fileInput}
@@ -200,14 +235,54 @@ export function HistoryPanel({ connection, onLoad, onImported }: {
             if (file) void importFile(file).catch((err: unknown) => setImportError(`${file.name}: ${err instanceof Error ? err.message : String(err)}`));
           }}
         />
-        <button
-          type="button"
-          disabled={!entries.length}
-          onClick={() => void clearHistory().then(() => queryClient.invalidateQueries({ queryKey: historyQueryOptions.queryKey }))}
-        >
-          Clear history
+        <button type="button" disabled={!entries.length || confirmClear} onClick={() => setConfirmClear(true)}>
+          Clear history…
         </button>
       </div>
+      {confirmClear && (
+        <div className="warning" role="alertdialog" aria-labelledby="clear-heading" aria-describedby="clear-what">
+          <p id="clear-heading">
+            <strong>Clear history?</strong>
+          </p>
+          <p id="clear-what">
+            {formatCount(conversations)} {conversations === 1 ? 'conversation' : 'conversations'} and {formatCount(lone)} {lone === 1 ? 'run' : 'runs'} leave this
+            browser’s history{goingOn ? `; ${formatCount(goingOn)} still going on ${goingOn === 1 ? 'stays' : 'stay'}` : ''}. You can undo it.
+          </p>
+          <div className="toolbar">
+            <button type="button" className="danger" onClick={() => void clear()} autoFocus>
+              Clear history
+            </button>
+            <button type="button" onClick={() => setConfirmClear(false)}>
+              Cancel
+            </button>
+          </div>
+        </div>
+      )}
+      {cleared && (
+        <p className="notice" role="status">
+          History cleared: {formatCount(cleared.count)} {cleared.count === 1 ? 'run' : 'runs'} taken out{clearNote ? `; ${clearNote}` : '.'}{' '}
+          <button type="button" onClick={() => void undoClear(cleared.id).then(() => setClearNote(null))}>
+            Undo
+          </button>
+        </p>
+      )}
+      {eviction && (
+        <div className="notice" role="status">
+          <p>
+            History let go of {eviction.items.length === 1 ? 'an older item' : `${formatCount(eviction.items.length)} older items`} to stay within{' '}
+            {eviction.items.some((i) => i.reason === 'size') ? `${formatBytes(HISTORY_BYTES_LIMIT)}` : `${HISTORY_LIMIT} items`} (pinned items and conversations on
+            screen are never let go):{' '}
+            {eviction.items
+              .slice(0, 5)
+              .map((i) => `${i.kind === 'thread' ? 'conversation' : 'run'} “${i.title}”`)
+              .join(', ')}
+            {eviction.items.length > 5 && `, and ${formatCount(eviction.items.length - 5)} more`}.
+          </p>
+          <button type="button" onClick={() => void dismissEviction()}>
+            Dismiss
+          </button>
+        </div>
+      )}
       {importError && (
         <p className="error" role="alert">
           Not imported: {importError}
@@ -230,9 +305,9 @@ export function HistoryPanel({ connection, onLoad, onImported }: {
       <ul className="history-list">
         {items.map((item) =>
           item.kind === 'thread' ? (
-            <HistoryRow key={item.thread.id} r={item.thread.turns.at(-1)!} thread={item.thread} connection={connection} unreadable={unreadable} open={open} setOpen={setOpen} onLoad={onLoad} compareFrom={compareFrom} setCompareFrom={setCompareFrom} />
+            <HistoryRow key={item.thread.id} r={item.thread.turns.at(-1)!} thread={item.thread} pinned={Boolean(itemsById.get(item.thread.id)?.pinned)} connection={connection} unreadable={unreadable} open={open} setOpen={setOpen} onLoad={onLoad} compareFrom={compareFrom} setCompareFrom={setCompareFrom} />
           ) : (
-            <HistoryRow key={item.entry.id} r={item.entry} connection={connection} unreadable={unreadable} open={open} setOpen={setOpen} onLoad={onLoad} compareFrom={compareFrom} setCompareFrom={setCompareFrom} />
+            <HistoryRow key={item.entry.id} r={item.entry} pinned={Boolean(itemsById.get(item.entry.id)?.pinned)} connection={connection} unreadable={unreadable} open={open} setOpen={setOpen} onLoad={onLoad} compareFrom={compareFrom} setCompareFrom={setCompareFrom} />
           ),
         )}
       </ul>

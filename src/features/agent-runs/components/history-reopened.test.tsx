@@ -8,7 +8,7 @@ import { cleanup, render, screen, waitFor, within } from '@testing-library/react
 import { MemoryRouter } from 'react-router';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { DEMO, DEMO_EVERYTHING, referenceConnection } from '../../../test-support/reference-service';
-import { clearHistory, listRuns } from '../model/history';
+import { wipeHistory, listRuns } from '../model/history';
 import { runRequest } from '../model/run-request';
 import { RunStore, type RunConnection } from '../model/run-store';
 import { RunStoreProvider } from '../model/run-store-context';
@@ -20,7 +20,7 @@ const B: RunConnection = { ...A, token: DEMO_EVERYTHING, fingerprint: 'fingerpri
 
 let stores: RunStore[] = [];
 beforeEach(async () => {
-  await clearHistory();
+  await wipeHistory();
 });
 afterEach(async () => {
   cleanup();

@@ -8,6 +8,7 @@ import { runDetails, type HistoryDetails } from '../model/history';
 import { isTerminal, statusText, statusTone, type RunStatus } from '../model/run-machine';
 import type { RunRecord } from '../model/run-record';
 import { useRunStore } from '../model/run-store-context';
+import { useFigures } from '../model/use-history';
 import { branchOf, contextOf, newestLeafUnder, pathTo, questionOf, retryable, textOfMessage, type Thread, type Turn } from '../model/thread';
 import { RunBody } from './run-body';
 
@@ -102,14 +103,15 @@ function answerOf(turn: Turn) {
 }
 
 function TurnHead({ turn, profileId }: { turn: Turn; profileId: string }) {
-  const ended = isTerminal(turn.status as RunStatus);
+  // The same figures as the response head and history, live while the turn runs.
+  const figures = useFigures(turn);
   const elsewhere = turn.imported ? 'imported' : turn.target.profileId !== undefined && turn.target.profileId !== profileId ? `profile ${turn.target.profileLabel}` : undefined;
   return (
     <p className="turn-meta">
       <strong>{turn.request.agentName ?? turn.request.agentId}</strong> · <span className={`status status-${statusTone(turn.status)}`}>{statusText(turn.status, turn.unknownState)}</span>
-      {ended && ` · ${formatCount(turn.durationMs)} ms`}
-      {turn.eventCount > 0 && ` · ${formatCount(turn.eventCount)} events`}
-      {turn.bytes > 0 && ` · ${formatBytes(turn.bytes)}`} · {turn.request.flavour === 'legacy' ? 'legacy API' : 'current API'}, {turn.request.mode} ·{' '}
+      {figures.durationMs !== undefined && isTerminal(turn.status as RunStatus) && ` · ${formatCount(figures.durationMs)} ms`}
+      {figures.eventCount > 0 && ` · ${formatCount(figures.eventCount)} events`}
+      {figures.bytes > 0 && ` · ${formatBytes(figures.bytes)}`} · {turn.request.flavour === 'legacy' ? 'legacy API' : 'current API'}, {turn.request.mode} ·{' '}
       <time dateTime={new Date(turn.startedAt).toISOString()}>{new Date(turn.startedAt).toLocaleTimeString()}</time>
       {elsewhere && ` · ${elsewhere}`}
     </p>
@@ -165,6 +167,7 @@ export interface ThreadActions {
 function TurnItem({ thread, turn, last, actions, onBranch }: { thread: Thread; turn: Turn; last: boolean; actions: ThreadActions; onBranch(leafId: string): void }) {
   const store = useRunStore();
   const record = store.forEntry(turn.id);
+  const figures = useFigures(turn);
   const [editing, setEditing] = useState(false);
   const branch = branchOf(thread, turn);
   const context = turn.request.thread?.parentId && thread.turns.some((t) => t.id === turn.request.thread?.parentId) ? [] : contextOf(turn.request);
@@ -224,7 +227,7 @@ function TurnItem({ thread, turn, last, actions, onBranch }: { thread: Thread; t
       <div className="turn-agent">
         <TurnHead turn={turn} profileId={actions.profileId} />
         {/* A durable run's view says its last answer itself. */}
-        {turn.meta && !(last && record?.runId) && <ResponseSummary meta={turn.meta} bytes={turn.bytes} />}
+        {turn.meta && !(last && record?.runId) && <ResponseSummary meta={record?.state.meta ?? turn.meta} bytes={figures.bytes} />}
         {last && record ? (
           <div className="response-body" key={record.id}>
             {/* A stream whose full log was let go (another run was shown since) keeps only its answer. */}

@@ -1,131 +1,206 @@
+/**
+ * History: what the console keeps of its runs, in the browser database (console-db). Every
+ * change of a run is written through here; pages read it back with live queries
+ * (use-history), so every tab and pane shows the same.
+ *
+ * - A run's entry is written first when it starts (so the address it moves to works at once),
+ *   then at each change of state; once its state is terminal it is final, never rewritten.
+ * - Retention keeps the newest HISTORY_LIMIT items (a conversation is one item, its turns stay
+ *   or go together) within HISTORY_BYTES_LIMIT. It never lets go of a pinned item, an item on
+ *   screen in this tab (or shown lately in any), or a run still going on; what it lets go of is
+ *   said (`evictionNotice`).
+ * - Clear history keeps runs still going on and can be undone until the next Clear.
+ */
+
 import { queryOptions } from '@tanstack/react-query';
-import { createStore, del, get, keys, set, values } from 'idb-keyval';
-import type { Message } from '../../../contract/agents';
-import type { ResponseMeta } from '../../../lib/api-client';
-import type { ConnectionMode } from '../../../lib/connection';
-import type { RunFailure, RunStatus, Transition } from './run-machine';
-import type { RunRequest } from './run-request';
-import type { TimelineEntry } from './stream-log';
+import { Dexie } from 'dexie';
+import { consoleDb, itemsOf, titleOfRun, type HistoryItem, type StoredRun } from './console-db';
+import type { HistoryDetails, HistoryEntry } from './history-entry';
+import { IN_FLIGHT_STATUSES, isTerminal, TERMINAL_STATUSES, type RunStatus } from './run-machine';
+import type { TimelineEntry } from './stream-event';
 
-/** Where a run was sent, as history keeps it: no token, nor anything derived from one. */
-export interface HistoryTarget {
-  /** The profile it ran on (entries of older versions have only its label). */
-  profileId?: string;
-  profileLabel: string;
-  mode: ConnectionMode;
-  baseUrl: string;
-}
+export type { HistoryDetails, HistoryEntry, HistoryTarget } from './history-entry';
 
-/** One finished run as kept in IndexedDB. Tokens never enter it. */
-export interface HistoryEntry {
-  id: string;
-  startedAt: number;
-  /** The run as it was sent: its agent, API, mode and body. */
-  request: RunRequest;
-  /** Durable runs: the id the service gave the run, to follow it at /runs/:agentId/:runId. */
-  runId?: string;
-  target: HistoryTarget;
-  /** A status of the run state machine (a durable run's service state included); entries from older versions may hold others ("success"). */
-  status: RunStatus | string;
-  /** A durable run's state the console did not know when it read it. */
-  unknownState?: string;
-  /** Durable runs: when the console last read the run (epoch ms). */
-  lastReadAt?: number;
-  transitions?: readonly Transition[];
-  durationMs: number;
-  firstEventMs?: number;
-  eventCount: number;
-  bytes: number;
-  transcript: string;
-  /** A conversation's turn: the agent's answer messages as received, which the next turn sends back. */
-  answerMessages?: Message[];
-  /** More answer messages came than a turn keeps: the answer cannot be sent back whole. */
-  answerTruncated?: boolean;
-  failure?: RunFailure;
-  /** The refusal or transport problem, as text. */
-  problem?: string;
-  meta?: Omit<ResponseMeta, 'rawBody'>;
-  /** A turn read from a conversation file, not run from this browser. */
-  imported?: { at: number; fileName?: string };
-}
-
-export interface HistoryDetails {
-  events?: TimelineEntry[];
-  /** Wait mode: the answer's body. */
-  result?: unknown;
-}
-
-// Summaries and details live apart so listing the history never loads 50,000 events.
-const summaries = createStore('mac-run-history', 'summaries');
-const details = createStore('mac-run-details', 'details');
 export const HISTORY_LIMIT = 50;
-
+export const HISTORY_BYTES_LIMIT = 100 * 1024 * 1024;
+/** A conversation shown within this long counts as on screen in some tab. */
+export const VIEWED_GRACE_MS = 10 * 60_000;
 /** Events are stored in slices: one structured clone of 50,000 events would block the page. */
 const EVENTS_PER_RECORD = 2_000;
+/** Clear history's Undo holds for this long at most (and until the next Clear). */
+export const UNDO_CLEAR_MS = 24 * 60 * 60_000;
 
-interface StoredDetails {
-  result?: unknown;
-  eventRecords: number;
+export interface RetentionLimits {
+  items: number;
+  bytes: number;
 }
 
-const sliceKey = (id: string, i: number) => `${id}#${i}`;
+const DEFAULT_LIMITS: RetentionLimits = { items: HISTORY_LIMIT, bytes: HISTORY_BYTES_LIMIT };
+let limits = DEFAULT_LIMITS;
 
-async function deleteRun(id: string): Promise<void> {
-  const stored = await get<StoredDetails>(id, details);
-  for (let i = 0; i < (stored?.eventRecords ?? 0); i++) await del(sliceKey(id, i), details);
-  await del(id, details);
-  await del(id, summaries);
+/** Sets retention's limits (a test's smaller ones); undefined restores the defaults. */
+export function setRetentionLimits(next?: Partial<RetentionLimits>): void {
+  limits = { ...DEFAULT_LIMITS, ...next };
 }
 
-export async function saveRun(entry: HistoryEntry, extra: HistoryDetails): Promise<void> {
-  const events = extra.events ?? [];
-  const eventRecords = Math.ceil(events.length / EVENTS_PER_RECORD);
-  // Each awaited write is its own task, so each clone is a short one.
-  for (let i = 0; i < eventRecords; i++) {
-    await set(sliceKey(entry.id, i), events.slice(i * EVENTS_PER_RECORD, (i + 1) * EVENTS_PER_RECORD), details);
-  }
-  await set(entry.id, { result: extra.result, eventRecords } satisfies StoredDetails, details);
-  await set(entry.id, entry, summaries);
-  for (const old of beyondLimit(await values<HistoryEntry>(summaries))) await deleteRun(old.id);
-}
+/** Items this tab shows: retention never lets them go. */
+const onScreen = new Map<string, number>();
 
-/**
- * The entries history lets go: all but the newest HISTORY_LIMIT items, where a conversation
- * is one item (its turns stay or go together, so a thread never loses its beginning).
- */
-export function beyondLimit(all: readonly HistoryEntry[]): HistoryEntry[] {
-  const itemOf = (e: HistoryEntry) => e.request.thread?.id ?? e.id;
-  const newest = new Map<string, number>();
-  for (const e of all) newest.set(itemOf(e), Math.max(newest.get(itemOf(e)) ?? 0, e.startedAt));
-  const kept = new Set([...newest.entries()].sort((a, b) => b[1] - a[1]).slice(0, HISTORY_LIMIT).map(([item]) => item));
-  return all.filter((e) => !kept.has(itemOf(e)));
-}
-
-/** Entries written before the request carried its agent kept it beside the request. */
-type StoredEntry = HistoryEntry & { agentId?: string; agentName?: string; baseUrl?: string };
-
-function normalized(e: StoredEntry): HistoryEntry {
-  if (e.request.agentId && e.target) return e;
-  const { agentId, agentName, baseUrl, ...rest } = e;
-  return {
-    ...rest,
-    request: { ...e.request, agentId: e.request.agentId ?? agentId ?? '', ...(agentName !== undefined && !e.request.agentName && { agentName }) },
-    target: e.target ?? { profileLabel: '', mode: 'same-origin', baseUrl: baseUrl ?? '' },
+/** Marks an item (a conversation, a run) as on screen until the returned function is called. */
+export function keepOnScreen(itemId: string): () => void {
+  onScreen.set(itemId, (onScreen.get(itemId) ?? 0) + 1);
+  void touchItem(itemId);
+  return () => {
+    const n = (onScreen.get(itemId) ?? 1) - 1;
+    if (n > 0) onScreen.set(itemId, n);
+    else onScreen.delete(itemId);
   };
 }
 
-export async function listRuns(): Promise<HistoryEntry[]> {
-  return (await values<StoredEntry>(summaries)).map(normalized).sort((a, b) => b.startedAt - a.startedAt);
+const itemOf = (e: HistoryEntry) => e.request.thread?.id ?? e.id;
+const goesOnStatus = (s: string) => !isTerminal(s as RunStatus);
+
+function eventsSize(events: readonly TimelineEntry[]): number {
+  let n = 0;
+  for (const e of events) n += 80 + e.data.length;
+  return n;
 }
 
-export const historyQueryOptions = queryOptions({ queryKey: ['run-history'] as const, queryFn: listRuns });
+function detailsSize(details: HistoryDetails): number {
+  let n = 0;
+  if (details.events) n += eventsSize(details.events);
+  if (details.result !== undefined) n += JSON.stringify(details.result)?.length ?? 0;
+  return n;
+}
+
+export type WriteResult = 'written' | 'final' | 'gone';
+
+/**
+ * Writes a run's entry (and its details, when given) through to the database. `create` says
+ * the run is new here; otherwise an entry no longer there (cleared, let go) is not brought back.
+ * An entry already terminal is final: nothing rewrites it.
+ */
+export async function writeRun(entry: HistoryEntry, details?: HistoryDetails, options: { create?: boolean } = {}): Promise<WriteResult> {
+  const db = consoleDb();
+  const events = details?.events;
+  const result = await db.transaction('rw', [db.runs, db.items, db.details, db.events], async (): Promise<WriteResult> => {
+    const existing = await db.runs.get(entry.id);
+    if (!existing && !options.create) return 'gone';
+    if (existing && isTerminal(existing.status as RunStatus)) return 'final';
+    const item = itemOf(entry);
+    // Details are written once; a later write of the entry alone keeps their size.
+    const detailsBytes = details ? detailsSize(details) : (existing?.detailsBytes ?? 0);
+    const size = JSON.stringify(entry).length + detailsBytes;
+    const row: StoredRun = { ...entry, item, size, detailsBytes };
+    if (details) {
+      const eventRecords = events ? Math.ceil(events.length / EVENTS_PER_RECORD) : 0;
+      // Each awaited write is its own task, so each clone is a short one.
+      for (let i = 0; i < eventRecords; i++) await db.events.put({ id: entry.id, slice: i, events: events!.slice(i * EVENTS_PER_RECORD, (i + 1) * EVENTS_PER_RECORD) });
+      await db.details.put({ id: entry.id, ...(details.result !== undefined && { result: details.result }), eventRecords });
+    }
+    await db.runs.put(row);
+    const current = await db.items.get(item);
+    const at = Math.max(entry.startedAt, entry.imported?.at ?? 0);
+    await db.items.put(
+      current
+        ? { ...current, lastAt: Math.max(current.lastAt, at), bytes: Math.max(0, current.bytes - (existing?.size ?? 0) + size) }
+        : { id: item, kind: entry.request.thread ? 'thread' : 'run', title: titleOfRun(entry), lastAt: at, bytes: size },
+    );
+    return 'written';
+  });
+  if (result === 'written' && (options.create || isTerminal(entry.status as RunStatus))) await retain();
+  return result;
+}
+
+/** A run new to history with what it has (tests, and every run the store starts). */
+export function saveRun(entry: HistoryEntry, details: HistoryDetails = {}): Promise<WriteResult> {
+  return writeRun(entry, details, { create: true });
+}
+
+export interface Eviction {
+  at: number;
+  /** What was let go, newest first, and why. */
+  items: { id: string; kind: HistoryItem['kind']; title: string; reason: 'count' | 'size' }[];
+}
+
+const EVICTION_KEY = 'last-eviction';
+
+/**
+ * The items retention lets go: the oldest first, past `limits.items` items or `limits.bytes`
+ * bytes, never one in `keep` or pinned. Recency is an item's newest run, import or showing.
+ */
+export function evictable(items: readonly HistoryItem[], keep: ReadonlySet<string>, max: RetentionLimits = limits, now = Date.now()): Eviction['items'] {
+  const recency = (i: HistoryItem) => Math.max(i.lastAt, i.viewedAt !== undefined && now - i.viewedAt < VIEWED_GRACE_MS ? i.viewedAt : 0);
+  const sorted = [...items].sort((a, b) => recency(b) - recency(a));
+  const out: Eviction['items'] = [];
+  let count = sorted.length;
+  let bytes = sorted.reduce((n, i) => n + i.bytes, 0);
+  for (let i = sorted.length - 1; i >= 0; i--) {
+    const item = sorted[i]!;
+    if (item.pinned || keep.has(item.id)) continue;
+    const reason = count > max.items ? 'count' : bytes > max.bytes ? 'size' : undefined;
+    if (!reason) break;
+    out.push({ id: item.id, kind: item.kind, title: item.title, reason });
+    count--;
+    bytes -= item.bytes;
+  }
+  return out;
+}
+
+async function deleteRuns(ids: readonly string[]): Promise<void> {
+  const db = consoleDb();
+  for (const id of ids) await db.events.where('[id+slice]').between([id, Dexie.minKey], [id, Dexie.maxKey]).delete();
+  await db.details.bulkDelete(ids as string[]);
+  await db.runs.bulkDelete(ids as string[]);
+}
+
+/** Lets go of what is past the limits, and says so (`evictionNotice`). */
+export async function retain(): Promise<Eviction | undefined> {
+  const db = consoleDb();
+  return db.transaction('rw', [db.runs, db.items, db.details, db.events, db.meta], async () => {
+    const items = await db.items.toArray();
+    if (items.length <= limits.items && items.reduce((n, i) => n + i.bytes, 0) <= limits.bytes) return undefined;
+    const keep = new Set(onScreen.keys());
+    // A run still going on is never let go: it would come back as a stranger at its next change.
+    for (const r of await db.runs.where('status').noneOf(TERMINAL_STATUSES as RunStatus[]).toArray()) keep.add(r.item);
+    const evicted = evictable(items, keep);
+    if (!evicted.length) return undefined;
+    const ids = (await db.runs.where('item').anyOf(evicted.map((i) => i.id)).primaryKeys()) as string[];
+    await deleteRuns(ids);
+    await db.items.bulkDelete(evicted.map((i) => i.id));
+    const notice: Eviction = { at: Date.now(), items: evicted };
+    await db.meta.put({ key: EVICTION_KEY, value: notice });
+    return notice;
+  });
+}
+
+export async function evictionNotice(): Promise<Eviction | undefined> {
+  return (await consoleDb().meta.get(EVICTION_KEY))?.value as Eviction | undefined;
+}
+
+export async function dismissEviction(): Promise<void> {
+  await consoleDb().meta.delete(EVICTION_KEY);
+}
+
+/** Every entry, newest first. */
+export async function listRuns(): Promise<HistoryEntry[]> {
+  return (await consoleDb().runs.orderBy('startedAt').reverse().toArray()).map(entryOf);
+}
+
+/** The entry without the database's own fields. */
+export function entryOf(row: StoredRun): HistoryEntry {
+  const { item: _item, size: _size, detailsBytes: _details, ...entry } = row;
+  return entry;
+}
 
 export async function runDetails(id: string): Promise<HistoryDetails | undefined> {
-  const stored = await get<StoredDetails>(id, details);
+  const db = consoleDb();
+  const stored = await db.details.get(id);
   if (!stored) return undefined;
   const events: TimelineEntry[] = [];
-  for (let i = 0; i < stored.eventRecords; i++) events.push(...((await get<TimelineEntry[]>(sliceKey(id, i), details)) ?? []));
-  return { result: stored.result, ...(stored.eventRecords > 0 && { events }) };
+  const slices = await db.events.where('[id+slice]').between([id, Dexie.minKey], [id, Dexie.maxKey]).toArray();
+  for (const s of slices) for (const e of s.events) events.push(e);
+  return { ...(stored.result !== undefined && { result: stored.result }), ...(stored.eventRecords > 0 && { events }) };
 }
 
 /** A kept run's events and answer: they never change once written, so they are read once (once there). */
@@ -137,11 +212,169 @@ export const runDetailsQueryOptions = (id: string) =>
     staleTime: (q) => (q.state.data?.events !== undefined || q.state.data?.result !== undefined ? Infinity : 0),
   });
 
-export async function clearHistory(): Promise<void> {
-  for (const k of await keys(summaries)) await deleteRun(String(k));
+export interface ClearResult {
+  /** Undo's handle; undefined when nothing was cleared. */
+  id?: string;
+  cleared: number;
+  /** Runs still going on, which Clear leaves in history. */
+  kept: number;
+}
+
+/**
+ * Takes every ended run out of history, conversations included, keeping them aside for Undo
+ * (until the next Clear, or a day). Runs still going on stay: history follows them to their end.
+ */
+export async function clearHistory(now = Date.now()): Promise<ClearResult> {
+  const db = consoleDb();
+  const old = await db.cleared.toArray();
+  const result = await db.transaction('rw', [db.runs, db.items, db.cleared], async (): Promise<ClearResult> => {
+    const all = await db.runs.toArray();
+    const goingOn = new Set(all.filter((r) => goesOnStatus(r.status)).map((r) => r.item));
+    const runs = all.filter((r) => !goingOn.has(r.item));
+    const items = (await db.items.toArray()).filter((i) => !goingOn.has(i.id));
+    await db.cleared.clear();
+    if (!runs.length) return { cleared: 0, kept: all.length };
+    const id = `cleared_${now.toString(36)}`;
+    await db.cleared.put({ id, at: now, runs, items });
+    await db.runs.bulkDelete(runs.map((r) => r.id));
+    await db.items.bulkDelete(items.map((i) => i.id));
+    return { id, cleared: runs.length, kept: all.length - runs.length };
+  });
+  // What an earlier Clear kept aside is let go for good now.
+  await purge(old.flatMap((c) => c.runs.map((r) => r.id)));
+  return result;
+}
+
+/** Runs' details no entry refers to any more. */
+async function purge(ids: readonly string[]): Promise<void> {
+  if (!ids.length) return;
+  const db = consoleDb();
+  await db.transaction('rw', [db.runs, db.details, db.events], async () => {
+    const back = new Set((await db.runs.bulkGet(ids as string[])).filter(Boolean).map((r) => r!.id));
+    const gone = ids.filter((id) => !back.has(id));
+    for (const id of gone) await db.events.where('[id+slice]').between([id, Dexie.minKey], [id, Dexie.maxKey]).delete();
+    await db.details.bulkDelete(gone as string[]);
+  });
+}
+
+/** Puts back what Clear `id` took out; answers how many runs came back (0 once Undo is no longer possible). */
+export async function undoClear(id: string): Promise<number> {
+  const db = consoleDb();
+  const n = await db.transaction('rw', [db.runs, db.items, db.cleared], async () => {
+    const cleared = await db.cleared.get(id);
+    if (!cleared) return 0;
+    // A run written since (the same id) is newer than the copy kept aside.
+    const present = new Set((await db.runs.bulkGet(cleared.runs.map((r) => r.id))).filter(Boolean).map((r) => r!.id));
+    const back = cleared.runs.filter((r) => !present.has(r.id));
+    await db.runs.bulkPut(back);
+    for (const item of itemsOf(back)) {
+      const current = await db.items.get(item.id);
+      const kept = cleared.items.find((i) => i.id === item.id);
+      await db.items.put(current ? { ...current, lastAt: Math.max(current.lastAt, item.lastAt), bytes: current.bytes + item.bytes } : { ...item, ...(kept?.pinned && { pinned: true }) });
+    }
+    await db.cleared.delete(id);
+    return back.length;
+  });
+  await retain();
+  return n;
+}
+
+/** The last Clear, while it can be undone. */
+export async function lastClear(now = Date.now()): Promise<{ id: string; at: number; count: number } | undefined> {
+  const c = (await consoleDb().cleared.orderBy('at').last()) ?? undefined;
+  if (!c || now - c.at > UNDO_CLEAR_MS) return undefined;
+  return { id: c.id, at: c.at, count: c.runs.length };
+}
+
+/** Lets go of Clears too old to undo (called when the console starts). */
+export async function purgeOldClears(now = Date.now()): Promise<void> {
+  const db = consoleDb();
+  const old = await db.cleared.where('at').below(now - UNDO_CLEAR_MS).toArray();
+  if (!old.length) return;
+  await db.cleared.bulkDelete(old.map((c) => c.id));
+  await purge(old.flatMap((c) => c.runs.map((r) => r.id)));
+}
+
+/**
+ * Adds a conversation read from a file, in one transaction: its item is as new as the import
+ * (an older conversation is never let go by its own import), and retention runs once.
+ */
+export async function importRuns(entries: readonly HistoryEntry[], importedAt = Date.now()): Promise<void> {
+  const db = consoleDb();
+  const rows: StoredRun[] = entries.map((e) => ({ ...e, item: itemOf(e), size: JSON.stringify(e).length, detailsBytes: 0 }));
+  const protect = new Set(rows.map((r) => r.item));
+  for (const id of protect) onScreen.set(id, (onScreen.get(id) ?? 0) + 1);
+  try {
+    await db.transaction('rw', [db.runs, db.items], async () => {
+      await db.runs.bulkPut(rows);
+      await db.items.bulkPut(itemsOf(rows).map((i) => ({ ...i, lastAt: Math.max(i.lastAt, importedAt), viewedAt: importedAt })));
+    });
+    await retain();
+  } finally {
+    for (const id of protect) {
+      const n = (onScreen.get(id) ?? 1) - 1;
+      if (n > 0) onScreen.set(id, n);
+      else onScreen.delete(id);
+    }
+  }
+}
+
+/** Notes that a tab shows the item now. */
+export async function touchItem(itemId: string, now = Date.now()): Promise<void> {
+  await consoleDb()
+    .items.update(itemId, { viewedAt: now })
+    .catch(() => undefined);
+}
+
+export async function setPinned(itemId: string, pinned: boolean): Promise<void> {
+  await consoleDb().items.update(itemId, { pinned });
+}
+
+/** Empties the database (tests start from nothing; Clear history is what users have). */
+export async function wipeHistory(): Promise<void> {
+  const db = consoleDb();
+  await db.transaction('rw', [db.runs, db.items, db.details, db.events, db.cleared, db.meta], async () => {
+    await Promise.all([db.runs.clear(), db.items.clear(), db.details.clear(), db.events.clear(), db.cleared.clear(), db.meta.where('key').notEqual('migrated-from-idb-keyval').delete()]);
+  });
 }
 
 /** The export of one run: everything kept, which by construction holds no token. */
 export async function exportRun(entry: HistoryEntry): Promise<string> {
   return JSON.stringify({ ...entry, ...(await runDetails(entry.id)) }, null, 2);
+}
+
+/** The Web Lock a tab holds while its request of a run is open (the run store's RUN_LOCK_PREFIX). */
+const RUN_LOCK_PREFIX = 'mac-run:';
+
+export const CUT_OFF_NOTE = 'This browser’s side of the run ended when its page was closed or reloaded; the run was not sent again.';
+
+/**
+ * Runs history holds as in flight that no tab holds any more (their page was closed or
+ * reloaded mid-request) are told as interrupted, once, rather than in flight for ever.
+ * Answers how many.
+ */
+export async function sweepCutOff(now = Date.now()): Promise<number> {
+  const locks = typeof navigator !== 'undefined' ? navigator.locks : undefined;
+  if (!locks) return 0;
+  // Rows first, then locks: a run started in between is not in these rows; one that ended in between is final and not rewritten.
+  const rows = await consoleDb().runs.where('status').anyOf(IN_FLIGHT_STATUSES as RunStatus[]).toArray();
+  if (!rows.length) return 0;
+  const held = new Set(((await locks.query()).held ?? []).map((l) => l.name));
+  let n = 0;
+  for (const row of rows) {
+    if (held.has(`${RUN_LOCK_PREFIX}${row.id}`)) continue;
+    const entry = entryOf(row);
+    const note = entry.request.mode === 'durable' ? `${CUT_OFF_NOTE} The service may have started it; its id never arrived.` : CUT_OFF_NOTE;
+    const last = entry.transitions?.at(-1)?.at ?? entry.startedAt;
+    const cut: HistoryEntry = {
+      ...entry,
+      status: 'interrupted',
+      transitions: [...(entry.transitions ?? []), { status: 'interrupted', at: now, note }],
+      durationMs: Math.max(0, last - entry.startedAt),
+      note,
+      problem: entry.problem ?? note,
+    };
+    if ((await writeRun(cut)) === 'written') n++;
+  }
+  return n;
 }

@@ -6,7 +6,7 @@
 import { waitFor } from '@testing-library/react';
 import { beforeEach, expect, it } from 'vitest';
 import { DEMO, DEMO_EVERYTHING, referenceConnection } from '../../../test-support/reference-service';
-import { clearHistory, listRuns } from './history';
+import { wipeHistory, listRuns } from './history';
 import { runRequest } from './run-request';
 import { RunStore, type RunConnection } from './run-store';
 
@@ -15,7 +15,7 @@ const CONNECTION: RunConnection = referenceConnection(DEMO.agents, 'test-fingerp
 const hi = { messages: [{ role: 'USER' as const, content: [{ type: 'text' as const, text: 'File my receipts' }] }] };
 
 beforeEach(async () => {
-  await clearHistory();
+  await wipeHistory();
 });
 
 /** A durable run of expense-filer approved and ended, as history keeps it. */

@@ -6,7 +6,7 @@
 import type { Message } from '../../../contract/agents';
 import { transcriptOf } from '../../../contract/agents';
 import { local } from '../../../lib/storage';
-import type { HistoryEntry } from './history';
+import type { HistoryEntry } from './history-entry';
 import type { ComposerMessage, RunFormValues } from './run-form-values';
 import { partsOf } from './run-request';
 import type { FormValues } from './schema-form';

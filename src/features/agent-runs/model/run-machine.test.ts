@@ -146,6 +146,19 @@ describe('a durable run in the same machine', () => {
     expect(runReducer(cancelled, observed('RUNNING'))).toBe(cancelled);
   });
 
+  it('only moves forward in its lifecycle, whatever the clocks say: a read stamped the same millisecond as a cancellation leaves it Cancelling', () => {
+    const same = '2026-11-23T10:00:05.000Z';
+    const cancelling = play(send, { type: 'wait', at: 2 }, observed('RUNNING', {}, 3), observed('CANCELLING', { updated_at: same }, 4));
+    expect(runReducer(cancelling, observed('RUNNING', { updated_at: same }, 5))).toBe(cancelling);
+    expect(runReducer(cancelling, observed('QUEUED', { updated_at: '2026-11-23T10:00:09Z' }, 5))).toBe(cancelling);
+    const running = play(send, { type: 'wait', at: 2 }, observed('RUNNING', {}, 3));
+    expect(runReducer(running, observed('QUEUED', { updated_at: '2026-11-23T10:00:09Z' }, 5))).toBe(running);
+    // Running and waiting for approval take turns, and the way to the end stays open.
+    const paused = runReducer(running, observed('REQUIRES_INPUT', { updated_at: '2026-11-23T10:00:02Z' }, 4));
+    expect(runReducer(paused, observed('RUNNING', { updated_at: '2026-11-23T10:00:03Z' }, 5)).status).toBe('RUNNING');
+    expect(runReducer(cancelling, observed('CANCELLED', { updated_at: same }, 6)).status).toBe('CANCELLED');
+  });
+
   it('tells a failed run’s error as its failure', () => {
     const s = play(send, { type: 'wait', at: 2 }, observed('FAILED', { error: { code: 'tool_execution_failed', message: 'quota exceeded' } }));
     expect(s.failure).toEqual({ title: 'tool_execution_failed', detail: 'quota exceeded', code: 'tool_execution_failed' });

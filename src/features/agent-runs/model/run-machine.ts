@@ -125,6 +125,18 @@ function noted(state: RunState, at: number, note: string, extra: Partial<Transit
   return { ...state, transitions: [...state.transitions, { status: state.status, at, note, ...extra }] };
 }
 
+/** Where each service state sits in a durable run's life: Running and Waiting for approval alternate; nothing goes back. */
+const LIFECYCLE_RANK: Record<KnownDurableState, number> = {
+  QUEUED: 0,
+  RUNNING: 1,
+  REQUIRES_INPUT: 1,
+  CANCELLING: 2,
+  SUCCEEDED: 3,
+  FAILED: 3,
+  CANCELLED: 3,
+  EXPIRED: 3,
+};
+
 /** A failed durable run's error, as every failure is told. */
 function durableFailure(run: DurableRun): RunFailure | undefined {
   return run.error ? { title: run.error.code, detail: run.error.message, code: run.error.code } : undefined;
@@ -140,6 +152,9 @@ function observe(state: RunState, action: Extract<RunAction, { type: 'observe' }
   const seen = state.durable?.run.updated_at;
   if (seen !== undefined && Date.parse(run.updated_at) < Date.parse(seen)) return state;
   const known = isKnownState(run.state);
+  // Whatever the clocks say (a read answered in the same millisecond as a cancellation), a run
+  // only moves forward in its lifecycle: never from Cancelling back to Running, nor back to Queued.
+  if (known && isFollowed(s) && LIFECYCLE_RANK[run.state as KnownDurableState] < LIFECYCLE_RANK[s as KnownDurableState]) return state;
   const patch: Partial<RunState> = {
     durable: action.snapshot,
     unknownState: known ? undefined : run.state,

@@ -9,8 +9,8 @@ import { transcriptOf, type RunWaitResponse } from '../../../contract/agents';
 import type { ApiResponse, ResponseMeta } from '../../../lib/api-client';
 import type { ActiveConnection } from '../../../lib/connection';
 import { utf8Bytes } from '../../../lib/format';
-import type { HistoryEntry } from './history';
-import { isInFlight, isTerminal, type RunState } from './run-machine';
+import { refusalError, storedRefusal, type HistoryEntry } from './history-entry';
+import { isInFlight, isTerminal, type RunState, type RunStatus } from './run-machine';
 import type { RunRequest } from './run-request';
 import type { StreamLog } from './stream-log';
 import { answerMessages, MAX_ANSWER_MESSAGES } from './thread';
@@ -59,6 +59,8 @@ export interface RunRecord {
    * again (its outcome stands whatever a later read says), and a file's turn stays marked imported.
    */
   readonly fromHistory?: { final: boolean; imported?: HistoryEntry['imported'] };
+  /** A run read back from history (`recordOfEntry`): what history said of it, that the record has no other way to know. */
+  readonly stored?: { durationMs: number; transcript: string };
 }
 
 export interface RunMetrics {
@@ -71,6 +73,7 @@ export interface RunMetrics {
 
 function endedAt(record: RunRecord): number | undefined {
   if (!isTerminal(record.state.status)) return undefined;
+  if (record.stored) return record.startedAt + record.stored.durationMs;
   const durable = record.state.durable?.run;
   // A durable run's life is the service's: from its creation to its last change, on the service's clock.
   if (durable) {
@@ -84,6 +87,9 @@ function endedAt(record: RunRecord): number | undefined {
 export function metricsOf(record: RunRecord): RunMetrics {
   const end = endedAt(record);
   const durationMs = end === undefined ? undefined : Math.max(0, end - record.startedAt);
+  // A refused run's size is its refusal's body: the one answer it got (a refused stream's log is empty).
+  const refused = record.state.refusal?.meta?.rawBody;
+  if (refused !== undefined) return { durationMs, eventCount: 0, bytes: utf8Bytes(refused) };
   if (record.log) return { durationMs, eventCount: record.log.events.length, bytes: record.log.bytes, firstEventMs: record.log.firstEventMs };
   if (record.summary) return { durationMs, eventCount: record.summary.eventCount, bytes: record.summary.bytes, firstEventMs: record.summary.firstEventMs };
   // A refused run's size is its refusal's body: the one answer it got.
@@ -120,6 +126,7 @@ export function metaOf(meta: ResponseMeta | Omit<ResponseMeta, 'rawBody'> | unde
 
 function transcriptOfRecord(record: RunRecord): string {
   if (record.log) return record.log.transcriptText;
+  if (record.stored) return record.stored.transcript;
   if (record.state.durable) return durableOutputText(record.state.durable.run);
   return transcriptOf(record.answer?.data?.messages ?? []);
 }
@@ -145,6 +152,8 @@ export function historyEntryOf(record: RunRecord): HistoryEntry {
     ...answerOf(record),
     failure: state.failure,
     problem: state.refusal?.message ?? state.note,
+    ...(state.refusal && { refusal: storedRefusal(state.refusal) }),
+    ...(state.note && { note: state.note }),
     meta: metaOf(state.meta),
     ...(state.durable && { lastReadAt: state.durable.readAt }),
     ...(record.fromHistory?.imported && { imported: record.fromHistory.imported }),
@@ -154,4 +163,38 @@ export function historyEntryOf(record: RunRecord): HistoryEntry {
 /** Whether a record is going on anywhere: in this browser, or at the service. */
 export function isLive(record: RunRecord): boolean {
   return isInFlight(record.state.status) || !isTerminal(record.state.status);
+}
+
+/**
+ * A run history keeps, as a record the run views show (a run ended in another tab, or before a
+ * reload): its state as far as history has it, its counts as its summary, no log.
+ */
+export function recordOfEntry(entry: HistoryEntry): RunRecord {
+  const transitions = entry.transitions ?? [{ status: entry.status as RunStatus, at: entry.startedAt + entry.durationMs }];
+  return {
+    id: entry.id,
+    origin: 'sent',
+    request: entry.request,
+    target: { profileId: entry.target.profileId ?? '', profileLabel: entry.target.profileLabel, mode: entry.target.mode, target: entry.target.baseUrl, baseUrl: entry.target.baseUrl, fingerprint: '' },
+    startedAt: entry.startedAt,
+    state: {
+      status: entry.status as RunStatus,
+      transitions,
+      ...(entry.meta && { meta: entry.meta }),
+      ...(entry.failure && { failure: entry.failure }),
+      ...(entry.refusal && { refusal: refusalError(entry.refusal) }),
+      ...(entry.note && { note: entry.note }),
+      ...(entry.unknownState && { unknownState: entry.unknownState }),
+    },
+    ...(entry.runId && { runId: entry.runId }),
+    summary: {
+      eventCount: entry.eventCount,
+      bytes: entry.bytes,
+      ...(entry.firstEventMs !== undefined && { firstEventMs: entry.firstEventMs }),
+      ...(entry.answerMessages && { answerMessages: entry.answerMessages }),
+      ...(entry.answerTruncated && { answerTruncated: true }),
+    },
+    historyId: entry.id,
+    stored: { durationMs: entry.durationMs, transcript: entry.transcript },
+  };
 }

@@ -1,7 +1,6 @@
-import { useQueryClient } from '@tanstack/react-query';
 import { createContext, useContext, useEffect, useState, useSyncExternalStore, type ReactNode } from 'react';
 import type { ConnectionIdentity } from '../../../lib/connection';
-import { historyQueryOptions, type HistoryEntry } from './history';
+import type { HistoryEntry } from './history-entry';
 import { RunStore, type RunConnection, type RunRecord, type RunStoreSnapshot } from './run-store';
 
 const RunStoreContext = createContext<RunStore | null>(null);
@@ -11,10 +10,7 @@ const RunStoreContext = createContext<RunStore | null>(null);
  * and go while its run goes on. Tests may pass their own store.
  */
 export function RunStoreProvider({ children, store }: { children: ReactNode; store?: RunStore }) {
-  const queryClient = useQueryClient();
-  const [own] = useState(
-    () => store ?? new RunStore({ onSaved: () => void queryClient.invalidateQueries({ queryKey: historyQueryOptions.queryKey }) }),
-  );
+  const [own] = useState(() => store ?? new RunStore());
   return <RunStoreContext.Provider value={own}>{children}</RunStoreContext.Provider>;
 }
 

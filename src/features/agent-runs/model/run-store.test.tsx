@@ -4,7 +4,7 @@ import { useState } from 'react';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { DEMO, DEMO_EVERYTHING, serviceRuns, referenceConnection } from '../../../test-support/reference-service';
 import { historyEntryOf } from './run-record';
-import { clearHistory, historyQueryOptions } from './history';
+import { listRuns, wipeHistory } from './history';
 import { runRequest } from './run-request';
 import { slowNetwork } from '../../../test-support/slow-network';
 import { RunStore, WAIT_STOPPED_BY_YOU, type RunConnection } from './run-store';
@@ -42,7 +42,7 @@ function Page({ store }: { store: RunStore }) {
 let queryClient = new QueryClient();
 beforeEach(async () => {
   queryClient = new QueryClient();
-  await clearHistory();
+  await wipeHistory();
 });
 afterEach(() => cleanup());
 
@@ -85,14 +85,15 @@ it('starts one run at a time: a second start sends nothing while the first is in
 
 it('history records what the request said, whatever the page shows, and a wait run ends done with its answer', async () => {
   const saved: string[] = [];
-  const store = new RunStore({ onSaved: (r) => saved.push(r.id) });
+  const store = new RunStore({ onSaved: (r) => saved.push(`${r.id} ${r.state.status}`) });
   const request = runRequest('legacy', 'wait', { id: 'hr-policy-form', name: 'HR Policy Agent' }, { input: { topic: 'leave', audience: '', region: 'emea', tone: '', maxPoints: '', includeLinks: false } });
   const run = store.start(CONNECTION, request)!;
-  await waitFor(() => expect(saved).toEqual([run.id]));
+  // Written through at each change: first when sent (before anything else), last when done.
+  await waitFor(() => expect(saved).toEqual([`${run.id} sending`, `${run.id} waiting`, `${run.id} done`]));
   const record = store.get(run.id)!;
   expect(record.state.status).toBe('done');
   expect(record.answer?.status).toBe(200);
-  const [entry] = await queryClient.fetchQuery(historyQueryOptions);
+  const [entry] = await listRuns();
   expect(entry).toMatchObject({ id: run.id, status: 'done', request: { agentId: 'hr-policy-form', agentName: 'HR Policy Agent', flavour: 'legacy', mode: 'wait', body: request.body } });
   expect(JSON.stringify(entry)).not.toContain(DEMO.agents);
 });

@@ -1,21 +1,24 @@
 /**
- * The console's runs, owned by the app rather than a page: leaving a page neither stops,
- * restarts nor duplicates a run, and coming back shows it as it is. Every run, whatever its
- * kind, is one RunRecord whose state changes only through the state machine's reducer. One
- * run is in flight at a time. A durable run is followed by reading it, with the connection
- * it was sent (or opened) with, while something shows it.
+ * The console's runs in flight, owned by the app rather than a page: leaving a page neither
+ * stops, restarts nor duplicates a run, and coming back shows it as it is. Every run, whatever
+ * its kind, is one RunRecord whose state changes only through the state machine's reducer, and
+ * every change is written through to history (the browser database), which is where pages,
+ * other panes and other tabs read it. The store holds only what lives while a run is in flight
+ * or followed, one Flight per run (controller, timers, connection, watchers), and the log of
+ * the run shown last. One run is in flight at a time. A durable run is followed by reading
+ * it, with the connection it was sent (or opened) with, while something watches it.
  *
  * Data flows one way: pages call the store; the store tells its subscribers that something
  * changed and never calls a page back.
  */
 
-import { platformRunPath, platformRunsPath } from '../../../contract/run-paths';
+import { platformCancellationsPath, platformResponsesPath, platformRunPath, platformRunsPath } from '../../../contract/run-paths';
 import type { Decision, DurableRunAnswer } from '../../../contract/durable-runs';
 import { apiRequest, ApiError, type ApiResponse } from '../../../lib/api-client';
 import type { ActiveConnection, ConnectionIdentity } from '../../../lib/connection';
-import { platformCancellationsPath, platformResponsesPath } from '../../../contract/run-paths';
 import { nextPollMs } from './durable-follow';
-import { saveRun, type HistoryDetails, type HistoryEntry } from './history';
+import { Flight } from './flight';
+import type { HistoryDetails, HistoryEntry } from './history-entry';
 import { initialRunState, isFollowed, isInFlight, isTerminal, runReducer, type RunAction, type RunStatus } from './run-machine';
 import { historyEntryOf, metaOf, summaryOf, type RunRecord, type RunTarget } from './run-record';
 import type { RunRequest } from './run-request';
@@ -26,9 +29,9 @@ export type { RunRecord, RunTarget } from './run-record';
 export { STOPPED_BY_YOU, WAIT_STOPPED_BY_YOU } from './run-senders';
 
 export interface RunStoreSnapshot {
-  /** Runs sent from this console, newest first. */
+  /** Runs sent from this console that it still holds, newest first. */
   readonly runs: readonly RunRecord[];
-  /** Durable runs opened by their id (a link, a reload, history), newest first. */
+  /** Durable runs opened by their id (a link, a reload, history) that it holds, newest first. */
   readonly opened: readonly RunRecord[];
   /** The run in flight, if any. */
   readonly active?: RunRecord;
@@ -36,18 +39,26 @@ export interface RunStoreSnapshot {
   readonly paused: readonly RunRecord[];
 }
 
+export type WriteRun = (entry: HistoryEntry, details: HistoryDetails | undefined, options: { create?: boolean }) => Promise<unknown>;
+
 export interface RunStoreOptions {
-  /** Told after a run was written to history (or could not be). */
+  /** Told after a change of a run was written to history (or could not be). */
   onSaved?(record: RunRecord): void;
-  save?(entry: HistoryEntry, details: HistoryDetails): Promise<void>;
-  /** How many runs of each origin stay in memory; history keeps the rest. */
+  /** Writes a run's change through to history (by default the browser database). */
+  save?: WriteRun;
+  /** Ended runs sent from here kept in memory, newest first (their log is the one shown): a pair's two. */
   keep?: number;
+  /** Durable runs read at once; the others wait their turn (none is dropped). */
+  maxReads?: number;
 }
 
 export type RunConnection = Pick<ActiveConnection, 'baseUrl' | 'token' | 'problem' | 'profileId' | 'profileLabel' | 'mode' | 'target' | 'fingerprint'>;
 
 /** Reads that say the run will never be readable with this connection: following it stops. */
 const UNREADABLE = [401, 403, 404];
+
+/** The Web Lock a tab holds while its request of a run is open: a run in flight that no tab holds was cut off by a close or reload. */
+export const RUN_LOCK_PREFIX = 'mac-run:';
 
 function newRunId(): string {
   return `run_${Date.now().toString(36)}_${crypto.getRandomValues(new Uint32Array(1))[0]!.toString(36)}`;
@@ -61,28 +72,36 @@ function sameConnection(t: RunTarget, c: ConnectionIdentity): boolean {
   return t.mode === c.mode && t.target === c.target && t.fingerprint === c.fingerprint;
 }
 
+/** The history writer, loaded with the history module (and its database) on first use, not with the app. */
+const defaultSave: WriteRun = async (entry, details, options) => (await import('./history')).writeRun(entry, details, options);
+
+/** What history keeps of a run's answer, once it ended. */
+function detailsOf(record: RunRecord): HistoryDetails {
+  if (record.log) return { events: record.log.events };
+  const result = record.answer?.data ?? record.state.durable?.run ?? record.state.refusal?.body;
+  return result === undefined ? {} : { result };
+}
+
+/** Whether history holds what finds the run again after a reload: a durable run's id, else the entry itself. */
+function findable(record: RunRecord): boolean {
+  return record.request.mode !== 'durable' || record.runId !== undefined || isTerminal(record.state.status);
+}
+
 export class RunStore {
   private snapshot: RunStoreSnapshot = { runs: [], opened: [], paused: [] };
   private readonly listeners = new Set<() => void>();
-  private readonly controllers = new Map<string, AbortController>();
-  /** The connection each run was sent or opened with: its follow-up requests go where it went, whatever is selected now. Never persisted. */
-  private readonly connections = new Map<string, RunConnection>();
-  private readonly watchers = new Map<string, number>();
-  private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
-  private readonly reading = new Map<string, Promise<void>>();
-  /** Wait runs' client-side timeouts. */
-  private readonly deadlines = new Map<string, ReturnType<typeof setTimeout>>();
-  private readonly readCounts = new Map<string, number>();
-  /** Runs with a cancellation or decisions on their way, by how many. */
-  private readonly acting = new Map<string, number>();
-  /** History writes, one after another: a run's later state is never overwritten by an earlier one. */
-  private saving: Promise<void> = Promise.resolve();
+  private readonly flights = new Map<string, Flight>();
+  /** Reads of durable runs waiting for a free slot. */
+  private readonly readQueue: (() => void)[] = [];
+  private readsInFlight = 0;
+  /** Writes not landed yet, for `settle`. */
+  private readonly writes = new Set<Promise<unknown>>();
 
   constructor(private readonly options: RunStoreOptions = {}) {
     if (typeof document !== 'undefined') {
       // Reads pause while the tab is hidden and resume, at once, when it is shown.
       document.addEventListener('visibilitychange', () => {
-        if (!document.hidden) for (const id of this.watchers.keys()) this.schedule(id, 0);
+        if (!document.hidden) for (const f of this.flights.values()) if (f.watchers > 0) this.schedule(f, 0);
       });
     }
   }
@@ -95,7 +114,7 @@ export class RunStore {
   getSnapshot = (): RunStoreSnapshot => this.snapshot;
 
   get(id: string): RunRecord | undefined {
-    return this.snapshot.runs.find((r) => r.id === id) ?? this.snapshot.opened.find((r) => r.id === id);
+    return this.flights.get(id)?.record;
   }
 
   /** The record history's entry `historyId` is shown by: the run itself, or the record it was opened as. */
@@ -108,6 +127,14 @@ export class RunStore {
   find(connection: ConnectionIdentity, agentId: string, runId: string): RunRecord | undefined {
     const match = (r: RunRecord) => r.runId === runId && r.request.agentId === agentId && sameConnection(r.target, connection);
     return this.snapshot.runs.find(match) ?? this.snapshot.opened.find(match);
+  }
+
+  /**
+   * Resolves once history holds what a reload needs to find the run again (its entry; for a
+   * durable run, the id the service gave it): an address that names the run works from then on.
+   */
+  kept(id: string): Promise<void> {
+    return this.flights.get(id)?.whenKept() ?? Promise.resolve();
   }
 
   /**
@@ -145,16 +172,26 @@ export class RunStore {
       state: runReducer(initialRunState, { type: 'send', at: startedAt }),
       ...(request.mode === 'stream' && { log: new StreamLog(request.flavour, undefined, undefined, request.thread !== undefined) }),
     };
+    const flight = new Flight(record, connection);
     const abort = new AbortController();
-    this.controllers.set(record.id, abort);
-    this.connections.set(record.id, connection);
+    flight.controller = abort;
     // Only the run shown keeps its full log; the others keep their counts (history has the rest).
-    const older = this.snapshot.runs.map((r) => (r.log && !isInFlight(r.state.status) ? { ...r, log: undefined, summary: summaryOf(r.log) } : r));
-    this.setRuns([record, ...older]);
+    for (const f of this.flights.values()) {
+      const r = f.record;
+      if (r.origin === 'sent' && r.log && !isInFlight(r.state.status)) f.record = { ...r, log: undefined, summary: summaryOf(r.log) };
+    }
+    this.flights.set(record.id, flight);
+    this.trim();
+    this.publish();
+    // The entry is written first, once this tab holds the run's lock (another tab then never takes it for cut off).
+    this.enqueue(
+      flight,
+      this.lock(flight).then(() => this.write(flight, record, { create: true })),
+    );
     const ctx: SendContext = { record, connection, signal: abort.signal, dispatch: (action, patch) => this.dispatch(record.id, action, patch) };
     if (request.mode === 'wait' && request.timeoutMs) {
       const ms = request.timeoutMs;
-      this.deadlines.set(record.id, setTimeout(() => this.timeOut(record.id, ms), ms));
+      flight.deadline = setTimeout(() => this.timeOut(record.id, ms), ms);
     }
     if (request.mode === 'stream') void sendStream(ctx, record.log!);
     else if (request.mode === 'durable') void sendDurable(ctx);
@@ -162,9 +199,25 @@ export class RunStore {
     return record;
   }
 
+  /** Holds a Web Lock named after the run until its request is over. */
+  private lock(flight: Flight): Promise<void> {
+    const locks = typeof navigator !== 'undefined' ? navigator.locks : undefined;
+    if (!locks) return Promise.resolve();
+    return new Promise<void>((granted) => {
+      locks
+        .request(`${RUN_LOCK_PREFIX}${flight.record.id}`, () => {
+          return new Promise<void>((release) => {
+            flight.releaseLock = release;
+            granted();
+          });
+        })
+        .catch(() => granted());
+    });
+  }
+
   /** Closes this browser's side of the run; the POST is not sent again. */
   stop(id: string, reason: StopReason = { kind: 'user' }): void {
-    this.controllers.get(id)?.abort(reason);
+    this.flights.get(id)?.controller?.abort(reason);
   }
 
   /** Ends a wait that has run for `ms` (the client-side timeout). */
@@ -184,11 +237,13 @@ export class RunStore {
     // keeps its id (and the connection it was sent with) when it is opened with another one.
     const holder = entry && this.get(entry.id);
     const id = entry && (!holder || (holder === held && held.origin === 'opened')) ? entry.id : `opened_${newRunId()}`;
+    if (held) this.drop(held.id);
     const record: RunRecord = {
       id,
       origin: 'opened',
       request: entry?.request ?? { agentId, flavour: 'platform', mode: 'durable', path: platformRunsPath(agentId), body: {} },
       target: targetOf(connection),
+      // A run opened without history starts when the service created it (set at its first read).
       startedAt: entry?.startedAt ?? Date.now(),
       // The states history saw (decisions included) stay the run's; reads add what follows.
       state: entry?.transitions ? { ...initialRunState, transitions: entry.transitions } : initialRunState,
@@ -198,49 +253,76 @@ export class RunStore {
         fromHistory: { final: isTerminal(entry.status as RunStatus), ...(entry.imported && { imported: entry.imported }) },
       }),
     };
-    this.connections.set(record.id, connection);
-    const keep = this.options.keep ?? 10;
-    this.publish({ ...this.snapshot, opened: [record, ...this.snapshot.opened.filter((r) => r.id !== record.id && r !== held)].slice(0, keep) });
-    void this.read(record.id);
+    const flight = new Flight(record, connection);
+    flight.markKept();
+    this.flights.set(id, flight);
+    this.publish();
+    void this.read(id);
     return record;
   }
 
   /** Follows a durable run (reads it again and again, backing off) while anything watches it. */
   watch(id: string): () => void {
-    this.watchers.set(id, (this.watchers.get(id) ?? 0) + 1);
-    this.schedule(id, 0);
+    const flight = this.flights.get(id);
+    if (!flight) return () => undefined;
+    flight.watchers++;
+    flight.watched = true;
+    this.schedule(flight, 0);
     return () => {
-      const n = (this.watchers.get(id) ?? 1) - 1;
-      if (n > 0) return void this.watchers.set(id, n);
-      this.watchers.delete(id);
-      clearTimeout(this.timers.get(id));
-      this.timers.delete(id);
+      if (this.flights.get(id) !== flight) return;
+      flight.watchers = Math.max(0, flight.watchers - 1);
+      if (flight.watchers > 0) return;
+      clearTimeout(flight.timer);
+      flight.timer = undefined;
+      this.trim();
     };
   }
 
-  /** Reads a durable run now (once; a read already under way is joined). */
+  /** Reads a durable run now (once; a read already under way is joined). At most `maxReads` are read at once. */
   read(id: string): Promise<void> {
-    const pending = this.reading.get(id);
-    if (pending) return pending;
-    const record = this.get(id);
-    const connection = this.connections.get(id);
-    if (!record?.runId || !connection || isTerminal(record.state.status)) return Promise.resolve();
-    const p = apiRequest<DurableRunAnswer>(connection, platformRunPath(record.request.agentId, record.runId))
+    const flight = this.flights.get(id);
+    if (!flight) return Promise.resolve();
+    if (flight.reading) return flight.reading;
+    const record = flight.record;
+    if (!record.runId || isTerminal(record.state.status)) return Promise.resolve();
+    const runId = record.runId;
+    const p = this.readSlot()
+      .then(() => apiRequest<DurableRunAnswer>(flight.connection, platformRunPath(record.request.agentId, runId)))
       .then(
         (answer) => {
-          if (!this.acting.has(id)) this.observed(id, answer);
+          if (!flight.acting) this.observed(id, answer);
         },
         (err: unknown) => {
           if (err instanceof ApiError) this.dispatch(id, { type: 'read-failed', at: Date.now(), error: err });
         },
       )
       .finally(() => {
-        this.reading.delete(id);
-        // A record let go while its read was under way leaves nothing behind.
-        if (this.get(id)) this.readCounts.set(id, (this.readCounts.get(id) ?? 0) + 1);
+        this.freeSlot();
+        flight.reading = undefined;
+        flight.readCount++;
+        this.trim();
       });
-    this.reading.set(id, p);
+    flight.reading = p;
     return p;
+  }
+
+  private readSlot(): Promise<void> {
+    const max = this.options.maxReads ?? 4;
+    if (this.readsInFlight < max) {
+      this.readsInFlight++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) =>
+      this.readQueue.push(() => {
+        this.readsInFlight++;
+        resolve();
+      }),
+    );
+  }
+
+  private freeSlot(): void {
+    this.readsInFlight--;
+    this.readQueue.shift()?.();
   }
 
   /** Asks the service to cancel a durable run; throws the service's refusal (a 409 is read again: the run moved on). */
@@ -264,14 +346,14 @@ export class RunStore {
   }
 
   private async act(id: string, pathOf: (agentId: string) => string, bodyOf: (runId: string) => unknown, accepted: RunAction): Promise<void> {
-    const record = this.get(id);
-    const connection = this.connections.get(id);
-    if (!record?.runId || !connection) throw new Error('This run is no longer held by the console; open it again by its id.');
+    const flight = this.flights.get(id);
+    const record = flight?.record;
+    if (!flight || !record?.runId) throw new Error('This run is no longer held by the console; open it again by its id.');
     // Until this answer is in, reads are not applied: one that saw the run go on first would
     // leave the paused state before the decision could be noted in it.
-    this.acting.set(id, (this.acting.get(id) ?? 0) + 1);
+    flight.acting++;
     try {
-      const answer = await apiRequest<DurableRunAnswer>(connection, pathOf(record.request.agentId), { method: 'POST', body: bodyOf(record.runId) });
+      const answer = await apiRequest<DurableRunAnswer>(flight.connection, pathOf(record.request.agentId), { method: 'POST', body: bodyOf(record.runId) });
       this.dispatch(id, { ...accepted, at: Date.now() });
       this.observed(id, answer);
     } catch (err) {
@@ -279,9 +361,7 @@ export class RunStore {
       void this.read(id);
       throw err;
     } finally {
-      const n = (this.acting.get(id) ?? 1) - 1;
-      if (n > 0) this.acting.set(id, n);
-      else this.acting.delete(id);
+      flight.acting--;
     }
   }
 
@@ -292,77 +372,96 @@ export class RunStore {
     this.dispatch(id, { type: 'observe', at, snapshot: { run, requestId: answer.data.request_id, readAt: at, meta: answer }, meta: metaOf(answer) });
   }
 
-  private schedule(id: string, delayMs: number): void {
-    if (this.timers.has(id) || !this.watchers.has(id)) return;
-    const record = this.get(id);
-    if (!record?.runId || isTerminal(record.state.status) || UNREADABLE.includes(record.state.readError?.status ?? 0)) return;
+  private schedule(flight: Flight, delayMs: number): void {
+    if (flight.timer !== undefined || flight.watchers === 0 || this.flights.get(flight.record.id) !== flight) return;
+    const record = flight.record;
+    if (!record.runId || isTerminal(record.state.status) || UNREADABLE.includes(record.state.readError?.status ?? 0)) return;
     if (typeof document !== 'undefined' && document.hidden) return;
-    this.timers.set(
-      id,
-      setTimeout(() => {
-        this.timers.delete(id);
-        void this.read(id).then(() => {
-          // A change of state may have scheduled the next read already; then this one is not added.
-          const now = this.get(id);
-          const next = now?.state.durable ? nextPollMs(now.state.durable.run, this.readCounts.get(id) ?? 0) : false;
-          if (next !== false) this.schedule(id, next);
-        });
-      }, delayMs),
-    );
+    flight.timer = setTimeout(() => {
+      flight.timer = undefined;
+      void this.read(record.id).then(() => {
+        // A change of state may have scheduled the next read already; then this one is not added.
+        const now = flight.record;
+        const next = now.state.durable ? nextPollMs(now.state.durable.run, flight.readCount) : false;
+        if (next !== false) this.schedule(flight, next);
+      });
+    }, delayMs);
   }
 
-  private setRuns(runs: RunRecord[]): void {
-    const keep = this.options.keep ?? 10;
-    this.publish({ ...this.snapshot, runs: runs.slice(0, keep) });
-  }
-
-  /** What a record dropped out of memory leaves behind: its connection, its timers. */
-  private release(dropped: readonly RunRecord[]): void {
-    for (const r of dropped) {
-      if (this.get(r.id)) continue;
-      this.connections.delete(r.id);
-      this.watchers.delete(r.id);
-      this.readCounts.delete(r.id);
-      clearTimeout(this.timers.get(r.id));
-      this.timers.delete(r.id);
+  /**
+   * Lets go of the runs nothing needs in memory any more: ended, not watched, nothing on its
+   * way, its last change written. History has them. The newest runs sent from here stay (the
+   * one shown keeps its log; a pair's two).
+   */
+  private trim(): void {
+    const keep = this.options.keep ?? 2;
+    const newestSent = [...this.flights.values()]
+      .filter((f) => f.record.origin === 'sent')
+      .sort((a, b) => b.record.startedAt - a.record.startedAt)
+      .slice(0, keep);
+    let dropped = false;
+    for (const f of [...this.flights.values()]) {
+      const r = f.record;
+      if (isInFlight(r.state.status) || f.watchers > 0 || f.acting > 0 || f.reading || newestSent.includes(f)) continue;
+      // A run opened is held until what opened it has shown it (and let it go).
+      if (r.origin === 'opened' && !f.watched) continue;
+      if (!f.kept) continue;
+      this.drop(r.id, false);
+      dropped = true;
     }
+    if (dropped) this.publish();
   }
 
-  private publish(next: Omit<RunStoreSnapshot, 'active' | 'paused'>): void {
-    const all = [...next.runs, ...next.opened];
-    const before = [...this.snapshot.runs, ...this.snapshot.opened];
+  private drop(id: string, publish = true): void {
+    const flight = this.flights.get(id);
+    if (!flight) return;
+    flight.dispose();
+    this.flights.delete(id);
+    if (publish) this.publish();
+  }
+
+  private publish(): void {
+    // Newest first: the order the console took them in (a run opened again is the latest opening of it).
+    const all = [...this.flights.values()].map((f) => f.record).reverse();
+    const runs = all.filter((r) => r.origin === 'sent');
     this.snapshot = {
-      runs: next.runs,
-      opened: next.opened,
-      active: next.runs.find((r) => isInFlight(r.state.status)),
+      runs,
+      opened: all.filter((r) => r.origin === 'opened'),
+      active: runs.find((r) => isInFlight(r.state.status)),
       paused: all.filter((r) => r.state.status === 'REQUIRES_INPUT'),
     };
-    if (before.length > all.length || before.some((r) => !all.includes(r))) this.release(before);
     for (const l of this.listeners) l();
   }
 
   private dispatch(id: string, action: RunAction, patch: Partial<Pick<RunRecord, 'answer' | 'runId'>> = {}): void {
-    const current = this.get(id);
-    if (!current) return;
+    const flight = this.flights.get(id);
+    if (!flight) return;
+    const current = flight.record;
     const state = runReducer(current.state, action);
     if (state === current.state && Object.keys(patch).length === 0) return;
     const next: RunRecord = { ...current, ...patch, state };
-    const replace = (list: readonly RunRecord[]) => list.map((r) => (r.id === id ? next : r));
-    this.publish({ runs: replace(this.snapshot.runs), opened: replace(this.snapshot.opened) });
-    if (isInFlight(current.state.status) && !isInFlight(state.status)) {
-      this.controllers.delete(id);
-      clearTimeout(this.deadlines.get(id));
-      this.deadlines.delete(id);
+    // A run opened by its id alone started when the service created it, not when it was opened here.
+    if (action.type === 'observe' && current.origin === 'opened' && !current.historyId && current.state.status === 'idle') {
+      const created = Date.parse(action.snapshot.run.created_at);
+      if (Number.isFinite(created)) (next as { startedAt: number }).startedAt = created;
     }
+    flight.record = next;
+    if (isInFlight(current.state.status) && !isInFlight(state.status)) {
+      flight.controller = undefined;
+      clearTimeout(flight.deadline);
+      flight.deadline = undefined;
+    }
+    this.publish();
     // History keeps each change of state (a read that changed nothing is not written again).
-    if (state.transitions !== current.state.transitions && !isInFlight(state.status) && this.writesHistory(next)) void this.remember(next);
+    if (state.transitions !== current.state.transitions || patch.runId !== undefined) this.persist(flight);
     // A new state is read again soon (backing off afresh): a paused run's slow reads must not delay what follows an approval.
     if (isFollowed(state.status) && state.status !== current.state.status) {
-      clearTimeout(this.timers.get(id));
-      this.timers.delete(id);
-      this.readCounts.set(id, 0);
-      this.schedule(id, isFollowed(current.state.status) ? nextPollMs(state.durable!.run, 0) || 0 : 0);
+      clearTimeout(flight.timer);
+      flight.timer = undefined;
+      flight.readCount = 0;
+      this.schedule(flight, isFollowed(current.state.status) ? nextPollMs(state.durable!.run, 0) || 0 : 0);
     }
+    if (!isInFlight(state.status)) this.trim();
   }
 
   /**
@@ -372,7 +471,40 @@ export class RunStore {
    */
   private writesHistory(record: RunRecord): boolean {
     if (record.origin === 'sent') return true;
-    return record.historyId !== undefined && !record.fromHistory?.final && record.state.status !== 'refused';
+    return record.historyId !== undefined && !record.fromHistory?.final && !record.fromHistory?.imported && record.state.status !== 'refused';
+  }
+
+  private persist(flight: Flight): void {
+    const record = flight.record;
+    if (!this.writesHistory(record)) {
+      if (findable(record)) flight.markKept();
+      return;
+    }
+    this.enqueue(flight, flight.saving.then(() => this.write(flight, record, {})));
+  }
+
+  private enqueue(flight: Flight, p: Promise<unknown>): void {
+    flight.saving = p;
+    this.writes.add(p);
+    void p.finally(() => this.writes.delete(p));
+  }
+
+  private async write(flight: Flight, record: RunRecord, options: { create?: boolean }): Promise<void> {
+    const save = this.options.save ?? defaultSave;
+    const details = isTerminal(record.state.status) ? detailsOf(record) : undefined;
+    try {
+      await save(historyEntryOf(record), details, options);
+    } catch {
+      // History unavailable (private mode, quota): the run goes on; history says so where it is read.
+    }
+    if (findable(record)) flight.markKept();
+    // The lock goes once history says the request is over: until then no tab takes the run for cut off.
+    if (!isInFlight(record.state.status)) {
+      flight.releaseLock?.();
+      flight.releaseLock = undefined;
+    }
+    this.options.onSaved?.(record);
+    this.trim();
   }
 
   /**
@@ -382,21 +514,6 @@ export class RunStore {
   async settle(): Promise<void> {
     for (const r of this.inFlight()) this.stop(r.id);
     for (let i = 0; i < 100 && this.inFlight().length > 0; i++) await new Promise((r) => setTimeout(r, 20));
-    let last: Promise<void>;
-    do {
-      last = this.saving;
-      await last;
-    } while (last !== this.saving);
-  }
-
-  private async remember(record: RunRecord): Promise<void> {
-    const entry = historyEntryOf(record);
-    const details: HistoryDetails = record.log
-      ? { events: record.log.events }
-      : { result: record.answer?.data ?? record.state.durable?.run ?? record.state.refusal?.body };
-    const save = this.options.save ?? saveRun;
-    this.saving = this.saving.then(() => save(entry, details).catch(() => undefined));
-    await this.saving;
-    this.options.onSaved?.(record);
+    while (this.writes.size) await Promise.allSettled([...this.writes]);
   }
 }

@@ -6,6 +6,7 @@ import { nextFrame, RenderThrottle, type Schedule } from './render-throttle';
 import type { RunFailure } from './run-machine';
 import type { Flavour } from './run-request';
 import { readEvent, type TimelineEntry } from './stream-event';
+import { addFragment } from './answer-messages';
 import { answerMessages, MAX_ANSWER_MESSAGES } from './thread';
 import { Transcript } from './transcript';
 import type { Message } from '../../../contract/agents';
@@ -72,9 +73,12 @@ export class StreamLog {
   event(e: SseEvent, at: number = this.elapsed()): void {
     const { entry, text, failure, messages } = readEvent(e, this.events.length + 1, at, this.events.length ? at - this.lastAt : at);
     if (messages && this.answerMessages && !this.answerTruncated) {
-      const answer = answerMessages(messages);
-      if (this.answerMessages.length + answer.length > MAX_ANSWER_MESSAGES) this.answerTruncated = true;
-      else this.answerMessages.push(...answer);
+      // Each event is the next fragment of the answer: the messages they form go back in the next turn.
+      for (const m of answerMessages(messages)) addFragment(this.answerMessages, m);
+      if (this.answerMessages.length > MAX_ANSWER_MESSAGES) {
+        this.answerTruncated = true;
+        this.answerMessages.length = 0;
+      }
     }
     this.lastAt = at;
     this.bytes += entry.bytes;
@@ -103,10 +107,20 @@ export class StreamLog {
       if (this.failure) {
         this.text.dropTail(this.lastMessageText);
         // Nor is it an answer to send back in the next turn.
-        this.answerMessages?.pop();
+        if (this.answerMessages) dropTailText(this.answerMessages, this.lastMessageText);
       }
     }
     this.throttle.notifyNow();
     return this.failure;
   }
+}
+
+/** Takes `text` off the end of the last message (a legacy error joined to the answer), and the message if nothing is left. */
+function dropTailText(messages: Message[], text: string): void {
+  const last = messages.at(-1);
+  const block = last?.content.at(-1);
+  if (!last || !block || block.type !== 'text' || !block.text.endsWith(text)) return;
+  block.text = block.text.slice(0, block.text.length - text.length);
+  if (block.text === '') last.content.pop();
+  if (last.content.length === 0) messages.pop();
 }

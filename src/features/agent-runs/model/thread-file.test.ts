@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../../contract/agents';
-import { beyondLimit, HISTORY_LIMIT, type HistoryEntry } from './history';
+import { itemsOf, type StoredRun } from './console-db';
+import { evictable, HISTORY_LIMIT, type HistoryEntry } from './history';
 import { replyRequest, threadsOf, pathTo, type Turn } from './thread';
-import { entriesOfFile, parseThreadFile, threadFileOf } from './thread-file';
+import { cycleOf, entriesOfFile, EXPORTED_IN_FLIGHT, parseThreadFile, threadFileOf } from './thread-file';
 
 const ai = (text: string): Message => ({ role: 'GLEAN_AI', content: [{ type: 'text', text }] });
 const thread0 = { id: 'thread_x', agentId: 'echo-assistant', agentName: 'Echo Assistant' };
@@ -57,7 +58,9 @@ describe('a conversation file', () => {
     const entries = entriesOfFile(parsed.file, 5, 'chat.json');
     const copy = threadsOf(entries)[0]!;
     expect(copy.id).not.toBe(thread.id);
-    expect(copy.turns.map((t) => [t.request.body, t.answerMessages, t.status])).toEqual(thread.turns.map((t) => [t.request.body, t.answerMessages, t.status]));
+    expect(copy.turns.map((t) => [t.request.body, t.status])).toEqual(thread.turns.map((t) => [t.request.body, t.status]));
+    // A stream's answer is the message its fragments form (this file kept one per event, as older versions wrote).
+    expect(copy.turns.map((t) => t.answerMessages)).toEqual([[ai('Hi there')], [ai('More.')], []]);
     expect(pathTo(copy).map((t) => t.request.body)).toEqual(pathTo(thread).map((t) => t.request.body));
     expect(copy.turns.every((t) => t.imported?.fileName === 'chat.json' && t.target.profileId === undefined)).toBe(true);
     expect(copy.turns[1]!.request).toMatchObject({ flavour: 'legacy', mode: 'wait', path: '/rest/api/v1/agents/runs/wait' });
@@ -74,6 +77,19 @@ describe('a conversation file', () => {
       [JSON.stringify({ ...good, turns: [good.turns[0], { ...good.turns[1], parentId: 'nope' }] }), /follows turn nope, which the file does not have/],
       [JSON.stringify({ ...good, turns: [good.turns[0], good.turns[0]] }), /two turns with the same id/],
       [JSON.stringify({ ...good, token: 'secret' }), /must NOT have additional properties/],
+      // Turns that follow each other round in a loop would make switching branches walk for ever.
+      [JSON.stringify({ ...good, turns: [{ ...good.turns[0], parentId: 't2' }, good.turns[1]] }), /do not form a tree: turn t1 follows itself \(t1 → t2 → t1\)/],
+      [JSON.stringify({ ...good, turns: [{ ...good.turns[0], parentId: 't1' }] }), /turn t1 follows itself \(t1 → t1\)/],
+      // An answer holds the agent's words only: a USER message there would be sent back as the agent's.
+      [
+        JSON.stringify({ ...good, turns: [{ ...good.turns[0], answer: { ...good.turns[0]!.answer, messages: [{ role: 'USER', content: [{ type: 'text', text: 'x' }] }] } }] }),
+        /\/turns\/0\/answer\/messages\/0\/role must be equal to constant/,
+      ],
+      [JSON.stringify({ ...good, turns: Array.from({ length: 1001 }, (_, i) => ({ ...good.turns[0], id: `t${i}` })) }), /\/turns must NOT have more than 1000 items/],
+      [
+        JSON.stringify({ ...good, turns: [{ ...good.turns[0], answer: { text: '', messages: Array.from({ length: 5001 }, () => ai('x')) } }] }),
+        /\/turns\/0\/answer\/messages must NOT have more than 5000 items/,
+      ],
     ];
     for (const [text, error] of cases) {
       const parsed = await parseThreadFile(text);
@@ -83,16 +99,60 @@ describe('a conversation file', () => {
   });
 });
 
+describe('a turn in flight', () => {
+  it('is exported as interrupted, saying why, and a file from an older version that says streaming is read as interrupted', async () => {
+    const t1 = turn('t1', replyRequest(thread0, undefined, 'hello', { flavour: 'platform', mode: 'stream' }), [ai('Hi')], { status: 'streaming' });
+    const file = threadFileOf(threadsOf([t1])[0]!);
+    expect(file.turns[0]).toMatchObject({ status: 'interrupted', problem: EXPORTED_IN_FLIGHT });
+    const old = { ...file, turns: [{ ...file.turns[0]!, status: 'streaming', problem: undefined }] };
+    const parsed = await parseThreadFile(JSON.stringify(old));
+    if (!parsed.ok) throw new Error(parsed.error);
+    expect(entriesOfFile(parsed.file, 5)[0]).toMatchObject({ status: 'interrupted', problem: EXPORTED_IN_FLIGHT });
+  });
+});
+
+describe('cycleOf', () => {
+  it('finds a loop in linear time, and none in a tree with branches', () => {
+    const chain = Array.from({ length: 20_000 }, (_, i) => ({ id: `t${i}`, ...(i > 0 && { parentId: `t${i - 1}` }) }));
+    expect(cycleOf(chain)).toBeUndefined();
+    expect(cycleOf([...chain, { id: 'b', parentId: 't5' }, { id: 'c', parentId: 't5' }])).toBeUndefined();
+    expect(cycleOf([{ id: 'a', parentId: 'c' }, { id: 'b', parentId: 'a' }, { id: 'c', parentId: 'b' }])).toEqual(['a', 'c', 'b', 'a']);
+  });
+});
+
 describe('history’s limit', () => {
+  const stored = (entries: HistoryEntry[]): StoredRun[] => entries.map((e) => ({ ...e, item: e.request.thread?.id ?? e.id, size: 1, detailsBytes: 0 }));
+  const gone = (entries: HistoryEntry[], keep = new Set<string>()) =>
+    evictable(itemsOf(stored(entries)), keep, { items: HISTORY_LIMIT, bytes: Infinity }, 0)
+      .map((i) => i.id)
+      .sort();
+
   it('keeps a conversation whole: its turns stay or go together, counted as one item', () => {
     const runs: HistoryEntry[] = Array.from({ length: HISTORY_LIMIT + 2 }, (_, i) =>
       turn(`r${i}`, { agentId: 'a', flavour: 'platform', mode: 'stream', path: '/x', body: {} }, [], { startedAt: 1000 + i }),
     );
     const long = Array.from({ length: 30 }, (_, i) => turn(`c${i}`, { ...replyRequest(thread0, undefined, 'q', { flavour: 'platform', mode: 'stream' }) }, [], { startedAt: 500 + i }));
-    const gone = beyondLimit([...runs, ...long]).map((e) => e.id).sort();
     // 52 runs and one conversation: the three oldest items go, the conversation (oldest) whole.
-    expect(gone).toEqual([...long.map((e) => e.id), 'r0', 'r1'].sort());
+    expect(gone([...runs, ...long])).toEqual([thread0.id, 'r0', 'r1'].sort());
     const recent = long.map((e) => ({ ...e, startedAt: e.startedAt + 10_000 }));
-    expect(beyondLimit([...runs, ...recent]).map((e) => e.id).sort()).toEqual(['r0', 'r1', 'r2']);
+    expect(gone([...runs, ...recent])).toEqual(['r0', 'r1', 'r2']);
+  });
+
+  it('never lets go of an item kept (on screen) or pinned, and lets go of the next oldest instead', () => {
+    const runs: HistoryEntry[] = Array.from({ length: HISTORY_LIMIT + 1 }, (_, i) =>
+      turn(`r${i}`, { agentId: 'a', flavour: 'platform', mode: 'stream', path: '/x', body: {} }, [], { startedAt: 1000 + i }),
+    );
+    expect(gone(runs, new Set(['r0']))).toEqual(['r1']);
+    const items = itemsOf(stored(runs)).map((i) => (i.id === 'r0' || i.id === 'r1' ? { ...i, pinned: true } : i));
+    expect(evictable(items, new Set(), { items: HISTORY_LIMIT, bytes: Infinity }, 0).map((i) => i.id)).toEqual(['r2']);
+  });
+
+  it('lets go of the oldest items past the size limit too, and says why', () => {
+    const runs: HistoryEntry[] = Array.from({ length: 4 }, (_, i) => turn(`r${i}`, { agentId: 'a', flavour: 'platform', mode: 'stream', path: '/x', body: {} }, [], { startedAt: 1000 + i }));
+    const items = itemsOf(runs.map((e) => ({ ...e, item: e.id, size: 100, detailsBytes: 0 })));
+    expect(evictable(items, new Set(), { items: 50, bytes: 250 }, 0)).toEqual([
+      { id: 'r0', kind: 'run', title: expect.any(String), reason: 'size' },
+      { id: 'r1', kind: 'run', title: expect.any(String), reason: 'size' },
+    ]);
   });
 });

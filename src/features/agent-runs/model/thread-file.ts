@@ -6,11 +6,28 @@
 
 import type { Message } from '../../../contract/agents';
 import { compileSchemaCheck } from '../../../lib/schema-check';
-import type { HistoryEntry } from './history';
+import { joinFragments } from './answer-messages';
+import type { HistoryEntry } from './history-entry';
+import { isInFlight, type RunStatus } from './run-machine';
 import { runRequest } from './run-request';
-import { titleOf, type Thread } from './thread';
+import { MAX_ANSWER_MESSAGES, titleOf, type Thread } from './thread';
 
 export const THREAD_FILE_FORMAT = 'metadata-agents-console/thread';
+
+/** An import reads at most this much: a file of a conversation is far smaller. */
+export const MAX_FILE_BYTES = 20 * 1024 * 1024;
+/** At most this many turns in a file (every branch together). */
+export const MAX_TURNS = 1_000;
+export { MAX_ANSWER_MESSAGES };
+
+/** What a turn in flight is written as: a file is read later, when its run can no longer end. */
+export const EXPORTED_IN_FLIGHT = 'Exported while this turn was in flight: the file has what had arrived by then.';
+
+/** Why a file of `bytes` is not read, if it is not. */
+export function sizeProblem(bytes: number): string | undefined {
+  if (bytes <= MAX_FILE_BYTES) return undefined;
+  return `The file is ${(bytes / 1024 / 1024).toFixed(1)} MB; a conversation file may be at most ${MAX_FILE_BYTES / 1024 / 1024} MB (docs/thread-file.md).`;
+}
 
 export interface ThreadFileTurn {
   id: string;
@@ -38,19 +55,21 @@ export interface ThreadFile {
 
 function fileTurn(t: HistoryEntry): ThreadFileTurn {
   const { request } = t;
+  const inFlight = isInFlight(t.status as RunStatus) || t.status === 'idle';
   return {
     id: t.id,
     ...(request.thread?.parentId && { parentId: request.thread.parentId }),
     startedAt: new Date(t.startedAt).toISOString(),
     request: { api: request.flavour, mode: request.mode, method: 'POST', path: request.path, body: request.body, ...(request.timeoutMs !== undefined && { timeoutMs: request.timeoutMs }) },
-    status: t.status,
+    // A turn in flight can never end once written down: it is written as interrupted, and says why.
+    status: inFlight ? 'interrupted' : t.status,
     ...(t.runId && { runId: t.runId }),
     durationMs: t.durationMs,
     ...(t.firstEventMs !== undefined && { firstEventMs: t.firstEventMs }),
     events: { count: t.eventCount, bytes: t.bytes },
     answer: { messages: t.answerMessages ?? [], text: t.transcript, ...(t.answerTruncated && { truncated: true }) },
     ...(t.failure && { failure: { title: t.failure.title, detail: t.failure.detail, ...(t.failure.code && { code: t.failure.code }) } }),
-    ...(t.problem && { problem: t.problem }),
+    ...((inFlight || t.problem) && { problem: inFlight ? EXPORTED_IN_FLIGHT : t.problem }),
     ...(t.meta && { response: { status: t.meta.status, ...(t.meta.requestId && { requestId: t.meta.requestId }) } }),
   };
 }
@@ -90,7 +109,31 @@ export async function parseThreadFile(text: string): Promise<ParsedThreadFile> {
   if (ids.size !== file.turns.length) return { ok: false, error: 'The file names two turns with the same id.' };
   const unknown = file.turns.find((t) => t.parentId !== undefined && !ids.has(t.parentId));
   if (unknown) return { ok: false, error: `Turn ${unknown.id} follows turn ${unknown.parentId}, which the file does not have.` };
+  const cycle = cycleOf(file.turns);
+  if (cycle) return { ok: false, error: `The turns do not form a tree: turn ${cycle[0]} follows itself (${cycle.join(' → ')}). Each turn must follow an earlier one, or none.` };
   return { ok: true, file };
+}
+
+/**
+ * A loop in the turns' parentIds, as the ids around it, if there is one (linear: each turn is
+ * walked once). A file with one would make switching branches walk for ever.
+ */
+export function cycleOf(turns: readonly Pick<ThreadFileTurn, 'id' | 'parentId'>[]): string[] | undefined {
+  const parent = new Map(turns.map((t) => [t.id, t.parentId]));
+  const done = new Set<string>();
+  for (const t of turns) {
+    const path: string[] = [];
+    const onPath = new Set<string>();
+    let id: string | undefined = t.id;
+    while (id !== undefined && !done.has(id)) {
+      if (onPath.has(id)) return [...path.slice(path.indexOf(id)), id];
+      onPath.add(id);
+      path.push(id);
+      id = parent.get(id);
+    }
+    for (const p of path) done.add(p);
+  }
+  return undefined;
 }
 
 /**
@@ -105,22 +148,26 @@ export function entriesOfFile(file: ThreadFile, importedAt: number, fileName?: s
   return file.turns.map((t) => {
     const base = runRequest(t.request.api, t.request.mode, { id: file.thread.agent.id, name: file.thread.agent.name }, { messages: t.request.body.messages as Message[] }, t.request.timeoutMs);
     const parsedAt = Date.parse(t.startedAt);
+    // A turn written while in flight (by an older version) can never end here: it is interrupted.
+    const cutOff = isInFlight(t.status as RunStatus) || t.status === 'idle';
+    // A stream's answer is the messages its fragments form (older files kept one per event).
+    const messages = t.request.mode === 'stream' ? joinFragments(t.answer.messages) : t.answer.messages;
     return {
       id: idOf(t.id),
       startedAt: Number.isFinite(parsedAt) ? parsedAt : importedAt,
       request: { ...base, path: t.request.path, body: t.request.body, thread: { id: threadId, ...(t.parentId && { parentId: idOf(t.parentId) }) } },
       ...(t.runId && { runId: t.runId }),
       target: { profileLabel: 'imported file', mode: 'same-origin', baseUrl: '' },
-      status: t.status,
+      status: cutOff ? 'interrupted' : t.status,
       durationMs: t.durationMs,
       ...(t.firstEventMs !== undefined && { firstEventMs: t.firstEventMs }),
       eventCount: t.events.count,
       bytes: t.events.bytes,
       transcript: t.answer.text,
-      answerMessages: t.answer.messages,
+      answerMessages: messages,
       ...(t.answer.truncated && { answerTruncated: true }),
       ...(t.failure && { failure: t.failure }),
-      ...(t.problem && { problem: t.problem }),
+      ...((cutOff || t.problem) && { problem: cutOff ? EXPORTED_IN_FLIGHT : t.problem }),
       imported: { at: importedAt, ...(fileName && { fileName }) },
     } satisfies HistoryEntry;
   });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../../contract/agents';
 import type { HistoryEntry } from './history';
+import { joinFragments } from './answer-messages';
 import { StreamLog } from './stream-log';
 import { historyEntryOf, summaryOf, type RunRecord } from './run-record';
 import { initialRunState, runReducer } from './run-machine';
@@ -132,14 +133,27 @@ describe('a turn’s answer messages, whatever the kind of run', () => {
     ...patch,
   });
 
-  it('a stream keeps its message events’ GLEAN_AI messages in order, also once its log is let go', () => {
+  it('a stream’s message events are fragments of its answer: they go back as the one message they form, also once its log is let go', () => {
     const request = replyRequest(thread0, undefined, 'q', stream);
     const log = new StreamLog('platform', 0, () => () => {}, true);
-    log.event({ id: '1', event: 'message', data: JSON.stringify({ messages: [ai('You ')] }) }, 1);
-    log.event({ id: '2', event: 'message', data: JSON.stringify({ messages: [ai('asked.')] }) }, 2);
+    // The platform's own example stream (createRun in src/contract/spec/platform.json).
+    log.event({ id: '1', event: 'message', data: JSON.stringify({ messages: [ai('Hello')] }) }, 1);
+    log.event({ id: '2', event: 'message', data: JSON.stringify({ messages: [ai(', I can help with HR policy questions.')] }) }, 2);
     log.event({ id: '3', event: 'run.failed', data: '{}' }, 3);
-    expect(historyEntryOf(base(request, { log })).answerMessages).toEqual([ai('You '), ai('asked.')]);
-    expect(historyEntryOf(base(request, { summary: summaryOf(log) })).answerMessages).toEqual([ai('You '), ai('asked.')]);
+    expect(historyEntryOf(base(request, { log })).answerMessages).toEqual([ai('Hello, I can help with HR policy questions.')]);
+    expect(historyEntryOf(base(request, { summary: summaryOf(log) })).answerMessages).toEqual([ai('Hello, I can help with HR policy questions.')]);
+  });
+
+  it('joins fragments of one role in order, concatenating text parts, and keeps other parts where they came', () => {
+    const image = { type: 'image', url: 'https://example.test/a.png' } as unknown as Message['content'][number];
+    const fragments: Message[] = [ai('One '), { role: 'GLEAN_AI', content: [{ type: 'text', text: 'two ' }, image, { type: 'text', text: 'three' }] }, ai(' four'), user('next'), ai('five')];
+    expect(joinFragments(fragments)).toEqual([
+      { role: 'GLEAN_AI', content: [{ type: 'text', text: 'One two ' }, image, { type: 'text', text: 'three four' }] },
+      user('next'),
+      ai('five'),
+    ]);
+    // The fragments themselves are left as they were.
+    expect(fragments[0]).toEqual(ai('One '));
   });
 
   it('a run outside a conversation keeps no messages (a firehose would fill memory)', () => {
@@ -156,6 +170,10 @@ describe('a turn’s answer messages, whatever the kind of run', () => {
     log.event({ id: '2', event: 'message', data: JSON.stringify({ messages: [ai('Error: something went wrong (request abc)')] }) }, 2);
     expect(log.finish()?.title).toMatch(/error/);
     expect(log.answerMessages).toEqual([ai('partial ')]);
+    const whole = new StreamLog('legacy', 0, () => () => {}, true);
+    whole.event({ id: '1', event: 'message', data: JSON.stringify({ messages: [ai('Error: something went wrong (request abc)')] }) }, 1);
+    whole.finish();
+    expect(whole.answerMessages).toEqual([]);
   });
 
   it('a wait answer and a durable run’s output give their GLEAN_AI messages', () => {

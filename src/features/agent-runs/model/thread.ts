@@ -11,7 +11,7 @@
  */
 
 import type { Message } from '../../../contract/agents';
-import type { HistoryEntry } from './history';
+import type { HistoryEntry } from './history-entry';
 import { isTerminal, type RunStatus } from './run-machine';
 import { partsOf, runRequest, type Flavour, type Mode, type RunRequest } from './run-request';
 
@@ -169,9 +169,11 @@ export function pathTo(thread: Thread, leafId?: string): Turn[] {
 /** The newest turn at the end of any path through `turn`: where switching to that branch goes. */
 export function newestLeafUnder(thread: Thread, turn: Turn): Turn {
   let leaf = turn;
-  for (;;) {
+  // Turns that loop back (a file refused at import cannot make one, but history is not a file) end the walk.
+  for (const seen = new Set<string>([turn.id]); ; ) {
     const next = childrenOf(thread, leaf.id).at(-1);
-    if (!next) return leaf;
+    if (!next || seen.has(next.id)) return leaf;
+    seen.add(next.id);
     leaf = next;
   }
 }

@@ -1,17 +1,16 @@
-import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
 import { PageTitle } from '../../../components/page-title';
 import { ComparisonView } from '../components/comparison-view';
-import { historyQueryOptions } from '../model/history';
 import { useRunStore } from '../model/run-store-context';
+import { useEntries } from '../model/use-history';
 
 /** /compare/:a/:b — two runs of this browser's history (or held now) side by side. */
 export function ComparePage() {
   const { a = '', b = '' } = useParams();
   const store = useRunStore();
-  const history = useQuery(historyQueryOptions);
+  const [entryA] = useEntries([a]).entries;
   // Back to where run A was made: its agent's page.
-  const agentId = (store.forEntry(a)?.request ?? history.data?.find((e) => e.id === a)?.request)?.agentId;
+  const agentId = (store.forEntry(a)?.request ?? entryA?.request)?.agentId;
   return (
     <div className="compare-page">
       <PageTitle title="Compare two runs" />

@@ -1,4 +1,3 @@
-import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
 import { ConnectionProblem } from '../../../components/connection-problem';
 import { ErrorDetails } from '../../../components/error-details';
@@ -8,7 +7,8 @@ import { connectionKey, useConnection, type ActiveConnection } from '../../../li
 import { useAskForToken } from '../../../lib/token-request';
 import { DurableActionsCode } from '../components/durable-actions-code';
 import { DurableRunView } from '../components/durable-run-view';
-import { historyQueryOptions, type HistoryEntry } from '../model/history';
+import type { HistoryEntry } from '../model/history-entry';
+import { useEntryOfRun } from '../model/use-history';
 import { useOpenedRun, useRunStore } from '../model/run-store-context';
 
 /** The run as this connection sees it; keyed by connection and run, so nothing of one profile's run shows under another. */
@@ -58,9 +58,10 @@ function OpenedRun({ connection, agentId, runId, entry }: { connection: ActiveCo
 export function DurableRunPage() {
   const { agentId = '', runId = '' } = useParams();
   const connection = useConnection();
-  const history = useQuery(historyQueryOptions);
-  // What history kept of this run, when it ran on this profile: its request and its place in history.
-  const entry = history.data?.find((e) => e.runId === runId && e.request.agentId === agentId && (e.target.profileId ?? connection.profileId) === connection.profileId);
+  // What history kept of this run, when it ran on this profile: its request and its place in history
+  // (an imported record of it is never read with this profile's token, nor written to).
+  const history = useEntryOfRun(agentId, runId, connection.profileId);
+  const entry = history.entry;
   return (
     <div className="durable-run">
       <p>

@@ -1,4 +1,4 @@
-import { useId, useRef, type KeyboardEvent } from 'react';
+import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
 import { useLocation, useNavigate, useParams } from 'react-router';
 import { useConnection, useConnections } from '../../../lib/connection';
 import { NARROW } from '../../../lib/use-media-query';
@@ -7,15 +7,16 @@ import { HistoryPanel } from '../components/history-panel';
 import { OpenRunById } from '../components/open-run-by-id';
 import { RequestSide } from '../components/request-side';
 import { ResponsePanel } from '../components/response-panel';
-import type { HistoryEntry } from '../model/history';
+import type { HistoryEntry } from '../model/history-entry';
 import { loadedRunOf, loadIntoForm, type LoadedRun } from '../model/run-draft';
-import type { RunRecord } from '../model/run-record';
+import { recordOfEntry, type RunRecord } from '../model/run-record';
 import { pairTargetOf, secondRequest, type PairTarget } from '../model/run-pair';
 import { partsOf, runRequest, type RunParts, type RunRequest } from '../model/run-request';
 import { timeoutMsOf, useRunSettings, waitTimeoutMsOf } from '../model/run-settings';
 import { useRunStore, useRuns } from '../model/run-store-context';
 import { newThreadId, threadPath } from '../model/thread';
 import { useRunAgent } from '../model/use-run-agent';
+import { useLastRunOf } from '../model/use-history';
 
 const RUN_LABEL = { stream: 'Run and stream', wait: 'Run and wait', durable: 'Start durable run' } as const;
 
@@ -37,20 +38,44 @@ export function RunsPage() {
   const agent = useRunAgent(connection, settings.flavour, agentId);
   const formId = useId();
   const statusRef = useRef<HTMLSpanElement>(null);
+  // Where the page is now (undefined once it is left): an address a run moves to later is taken only if the user stayed.
+  const here = useRef<string | undefined>(location.key);
+  useEffect(() => {
+    here.current = location.key;
+    return () => {
+      here.current = undefined;
+    };
+  }, [location.key]);
   // The run in flight if there is one (of a pair, A may outlive B, which was sent last), else
   // this agent's last one: another agent's answer is not shown under this one's name.
-  const latest = active ?? (agentId ? runs.find((r) => r.request.agentId === agentId) : runs[0]);
+  // A conversation is reopened by its own address, not by the agent's: only a lone run is shown here after a reload.
+  const lastRun = useLastRunOf(agentId);
+  const lastKept = lastRun?.request.thread ? undefined : lastRun;
+  const held = agentId ? runs.find((r) => r.request.agentId === agentId) : runs[0];
+  // After a reload (or once the console let go of it) the agent's last run is read back from history.
+  const latest = active ?? (held && (!lastKept || held.startedAt >= lastKept.startedAt) ? held : lastKept && recordOfEntry(lastKept));
   // A run loaded from history names itself in the navigation's state: the form is built anew for it.
   const loaded = (location.state as { loaded?: LoadedRun } | null)?.loaded;
 
   // The conversation shown: the one the address names, else the last run's (a messages agent's run is a conversation's turn).
-  const threadId = routeThreadId ?? latest?.request.thread?.id;
+  // A run just started in another conversation shows it at once; the address follows once history holds the turn.
+  const [moving, setMoving] = useState<{ from: string; threadId: string }>();
+  const movingTo = moving?.from === location.key ? moving.threadId : undefined;
+  const threadId = movingTo ?? routeThreadId ?? latest?.request.thread?.id;
   const build = (parts: RunParts): RunRequest => runRequest(settings.flavour, settings.mode, { id: agentId, name: agent.name }, parts, timeoutMsOf(settings));
   const start = (request: RunRequest): boolean => {
-    if (!store.start(connection, request)) return false;
-    // A conversation's address follows its newest turn, so a reload or a shared link reopens it.
+    const record = store.start(connection, request);
+    if (!record) return false;
+    // A conversation's address follows its newest turn, so a reload or a shared link reopens it:
+    // once history holds the turn (a durable one with its run id), so the address works the moment it shows.
     const thread = request.thread;
-    if (thread && thread.id !== routeThreadId) navigate(threadPath({ id: thread.id, agentId: request.agentId }));
+    if (thread && thread.id !== routeThreadId) {
+      const from = location.key;
+      setMoving({ from, threadId: thread.id });
+      void store.kept(record.id).then(() => {
+        if (here.current === from) navigate(threadPath({ id: thread.id, agentId: request.agentId }));
+      });
+    }
     // The status is where the run's progress is told; on one column (where Run and Stop stay at the bottom) the answer is brought into view.
     // A reply is brought into view at its own turn, not at the conversation's first.
     requestAnimationFrame(() => {
@@ -67,7 +92,12 @@ export function RunsPage() {
     const other = target.kind === 'profile' ? connections.connectionOf(target.profileId) : connection;
     if (!other) return;
     const pair = store.startPair({ connection, request: first }, { connection: other, request: secondRequest(first, target, waitTimeoutMsOf(settings)) });
-    if (pair) navigate(`/compare/${encodeURIComponent(pair[0].id)}/${encodeURIComponent(pair[1].id)}`);
+    if (!pair) return;
+    // The comparison's address works from the moment it shows: both runs are in history first.
+    const from = location.key;
+    void Promise.all(pair.map((r) => store.kept(r.id))).then(() => {
+      if (here.current === from) navigate(`/compare/${encodeURIComponent(pair[0].id)}/${encodeURIComponent(pair[1].id)}`);
+    });
   };
   const loadRun = (entry: HistoryEntry) => {
     const { agentId: id, flavour, mode, timeoutMs } = entry.request;

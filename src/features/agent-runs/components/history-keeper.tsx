@@ -1,0 +1,26 @@
+import { useEffect } from 'react';
+import { useConnection } from '../../../lib/connection';
+import { purgeOldClears, sweepCutOff } from '../model/history';
+import { useFollowActive } from '../model/use-history';
+
+/** How often a visible tab looks for runs whose page was closed mid-request. */
+const SWEEP_MS = 15_000;
+
+/**
+ * What keeps history true while the console is open, whatever page is shown: every durable run
+ * history shows as going on (on this profile) is followed to its end; a run cut off by a closed
+ * or reloaded page is told as interrupted; a Clear too old to undo is let go for good.
+ */
+export function HistoryKeeper() {
+  const connection = useConnection();
+  useFollowActive(connection);
+  useEffect(() => {
+    void purgeOldClears().catch(() => undefined);
+    void sweepCutOff().catch(() => undefined);
+    const t = setInterval(() => {
+      if (!document.hidden) void sweepCutOff().catch(() => undefined);
+    }, SWEEP_MS);
+    return () => clearInterval(t);
+  }, []);
+  return null;
+}

@@ -1,0 +1,58 @@
+/**
+ * One run the console holds, with everything that lives only while it is in flight or
+ * followed: its abort controller, its wait timeout, the connection it was sent (or opened)
+ * with, who watches it, its read timer, and the queue of its writes to history. The record
+ * itself is the run's state; history has everything else.
+ */
+
+import type { RunRecord } from './run-record';
+import type { RunConnection } from './run-store';
+
+export class Flight {
+  controller?: AbortController;
+  /** Wait runs' client-side timeout. */
+  deadline?: ReturnType<typeof setTimeout>;
+  watchers = 0;
+  /** Whether anything has watched it yet: a run opened is let go only once what showed it is gone. */
+  watched = false;
+  timer?: ReturnType<typeof setTimeout>;
+  reading?: Promise<void>;
+  readCount = 0;
+  /** A cancellation or decisions on their way: reads are not applied until their answer is in. */
+  acting = 0;
+  /** This run's writes to history, one after another: a later state is never overwritten by an earlier one. */
+  saving: Promise<unknown> = Promise.resolve();
+  /** Whether history holds what a reload needs to find the run again. */
+  kept = false;
+  private readonly keptWaiters: (() => void)[] = [];
+  /** Releases this tab's lock on the run: held while the request is open, so another tab knows it is not orphaned. */
+  releaseLock?: () => void;
+
+  constructor(
+    public record: RunRecord,
+    /** Where its follow-up requests go, whatever is selected now. Never persisted. */
+    readonly connection: RunConnection,
+  ) {}
+
+  whenKept(): Promise<void> {
+    if (this.kept) return Promise.resolve();
+    return new Promise((resolve) => this.keptWaiters.push(resolve));
+  }
+
+  markKept(): void {
+    if (this.kept) return;
+    this.kept = true;
+    for (const w of this.keptWaiters.splice(0)) w();
+  }
+
+  /** Everything timed is stopped: nothing of it fires once the console lets it go. */
+  dispose(): void {
+    clearTimeout(this.timer);
+    clearTimeout(this.deadline);
+    this.timer = this.deadline = undefined;
+    this.watchers = 0;
+    this.releaseLock?.();
+    this.releaseLock = undefined;
+    this.markKept();
+  }
+}
