@@ -10,11 +10,13 @@ interface Message {
 }
 
 const user = (text: string): Message => ({ role: 'USER', content: [{ type: 'text', text }] });
-/** What the echo assistant streams for a question: a GLEAN_AI message per word, as received. */
-const echoed = (q: string): Message[] =>
-  `You asked: "${q}". This is the reference service's echo assistant, answering one word per event.`
-    .split(' ')
-    .map((w, i, all) => ({ role: 'GLEAN_AI', content: [{ type: 'text', text: i < all.length - 1 ? `${w} ` : w }] }));
+/**
+ * What goes back of the echo assistant's streamed answer: one GLEAN_AI message, the words it
+ * streamed one per event joined in order (the same message a wait for that answer returns).
+ */
+const echoed = (q: string): Message[] => [
+  { role: 'GLEAN_AI', content: [{ type: 'text', text: `You asked: "${q}". This is the reference service's echo assistant, answering one word per event.` }] },
+];
 
 const sidewaysOverflow = '(document.documentElement.scrollWidth - window.innerWidth)';
 

@@ -29,7 +29,8 @@ async function startDurable(runs: import('./pages/runs').RunsPage, agent: string
   expect((await post).postDataJSON()).toEqual({ messages: [{ role: 'USER', content: [{ type: 'text', text: message }] }], execution_mode: 'DURABLE' });
   const inline = new DurableRunPage(runs.page, runs.output);
   await expect(inline.ownPageLink).toBeVisible();
-  expect(runs.page.url()).toMatch(new RegExp(`^${url.replace(/[.?*+^$()[\]\\|{}]/g, '\\$&')}/thread/thread_[\\w]+$`));
+  // The address moves once history holds the run (with its id): from then on a reload finds it.
+  await expect(runs.page).toHaveURL(new RegExp(`^${url.replace(/[.?*+^$()[\]\\|{}]/g, '\\$&')}/thread/thread_[\\w]+$`));
   return inline;
 }
 

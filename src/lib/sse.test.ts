@@ -61,6 +61,25 @@ describe('pacedBody: the stream handed to the SSE parser', () => {
     }
   });
 
+  it('never yields for a stream slower than the network: each event is read the moment it arrives', async () => {
+    const posted = vi.spyOn(MessagePort.prototype, 'postMessage');
+    try {
+      let n = 0;
+      const slow = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          await new Promise((r) => setTimeout(r, 5));
+          if (n++ < 8) controller.enqueue(bytes(100, n));
+          else controller.close();
+        },
+      });
+      // A budget of 0 ms: a flood would yield before every slice; a slow stream never does.
+      expect(await readAll(pacedBody(slow, 0, 1024))).toHaveLength(8);
+      expect(posted).not.toHaveBeenCalled();
+    } finally {
+      posted.mockRestore();
+    }
+  });
+
   it('does not yield while within the budget', async () => {
     const posted = vi.spyOn(MessagePort.prototype, 'postMessage');
     try {

@@ -93,17 +93,27 @@ export function pacedBody(body: ReadableStream<Uint8Array>, budgetMs = SLICE_BUD
     );
   let chunk: Uint8Array | undefined;
   let offset = 0;
-  let since = performance.now();
+  // When the reader last started on data without waiting for the network (a chunk to slice, or
+  // a read answered at once): a flood. Only a flood yields; a stream slower than the network
+  // never does. (Yielding before every chunk of a slow stream, at a priority a busy page runs
+  // late, left received events unread; a connection that broke meanwhile took them with it.)
+  let since: number | undefined;
+  let flooding = false;
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
         try {
-          if (performance.now() - since >= budgetMs) {
+          const needRead = !chunk || offset >= chunk.length;
+          if (since !== undefined && (flooding || !needRead) && performance.now() - since >= budgetMs) {
             await nextTask();
             since = performance.now();
           }
-          if (!chunk || offset >= chunk.length) {
+          if (needRead) {
+            const asked = performance.now();
             const { done, value } = await reader.read();
+            const now = performance.now();
+            flooding = now - asked <= 1;
+            if (!flooding || since === undefined) since = now;
             if (done) {
               channel.port1.close();
               controller.close();
@@ -112,8 +122,9 @@ export function pacedBody(body: ReadableStream<Uint8Array>, budgetMs = SLICE_BUD
             chunk = value;
             offset = 0;
           }
-          const end = Math.min(offset + sliceBytes, chunk.length);
-          controller.enqueue(chunk.subarray(offset, end));
+          const current = chunk!;
+          const end = Math.min(offset + sliceBytes, current.length);
+          controller.enqueue(current.subarray(offset, end));
           offset = end;
         } catch (err) {
           channel.port1.close();

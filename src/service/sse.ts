@@ -94,8 +94,15 @@ export function streamSse(
           outgoing.on('close', done);
         }),
       end: () => outgoing.end(),
-      // No terminating chunk: the client sees the body cut off mid-stream.
-      drop: () => outgoing.socket?.destroy(),
+      // No terminating chunk: the client sees the body cut off mid-stream. The socket is ended
+      // (FIN after what was written), not destroyed: a reset would throw away events the client
+      // has not read yet, and a slow client would see fewer than were sent.
+      drop: () => {
+        const socket = outgoing.socket;
+        if (!socket) return;
+        socket.end();
+        setTimeout(() => socket.destroy(), 5_000).unref();
+      },
     };
     response = RESPONSE_ALREADY_SENT;
   } else {

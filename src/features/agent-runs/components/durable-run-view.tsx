@@ -7,7 +7,8 @@ import { ResponseSummary } from '../../../components/response-meta';
 import { untilText } from '../model/durable-follow';
 import { explainActionError } from '../model/durable-words';
 import { isTerminal, statusText, statusTone } from '../model/run-machine';
-import type { RunRecord } from '../model/run-record';
+import { metricsOf, type RunRecord } from '../model/run-record';
+import { formatCount } from '../../../lib/format';
 import { useRunStore, useWatch } from '../model/run-store-context';
 import { Approvals } from './approvals';
 import { FailurePanel } from './failure-panel';
@@ -58,6 +59,7 @@ export function DurableRunView({ record, level = 2 }: { record: RunRecord; level
     onSuccess: (_, v) => accepted('respond', v.id),
     retry: false,
   });
+  const duration = metricsOf(record).durationMs;
   const transcript = useMemo(() => (run ? durableOutputText(run) : ''), [run]);
   const rawJson = useMemo(() => (snapshot ? JSON.stringify({ run: snapshot.run, request_id: snapshot.requestId }, null, 2) : ''), [snapshot]);
   if (!run) return <p role="status">Reading the run…</p>;
@@ -84,6 +86,11 @@ export function DurableRunView({ record, level = 2 }: { record: RunRecord; level
         )}
       </div>
       {snapshot.meta && <ResponseSummary meta={snapshot.meta} />}
+      {ended && duration !== undefined && (
+        <p className="muted run-duration">
+          Took {formatCount(duration)} ms, from its creation to its end on the service’s clock (the figure history and the conversation show).
+        </p>
+      )}
       {run.expires_at && !ended && status !== 'REQUIRES_INPUT' && (
         <p>
           Expires <time dateTime={run.expires_at}>{untilText(run.expires_at, now)}</time> (if still active then, the service marks it failed).

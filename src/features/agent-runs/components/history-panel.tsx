@@ -75,7 +75,7 @@ function HistoryRow({ r, thread, connection, unreadable, open, setOpen, onLoad, 
         </p>
         {r.runId && (
           <p className="history-run">
-            Run <Link to={runPath(r)}>{r.runId}</Link>
+            Run {r.imported ? <code>{r.runId}</code> : <Link to={runPath(r)}>{r.runId}</Link>}
             {r.imported ? (
               <span className="muted"> · imported: a record of the run, not read from here</span>
             ) : (

@@ -4,6 +4,7 @@ import { formatCount } from '../../../lib/format';
 import { isInFlight, isTerminal, statusText, statusTone } from '../model/run-machine';
 import { metricsOf, type RunRecord } from '../model/run-record';
 import { partsOf } from '../model/run-request';
+import { useRecordFigures } from '../model/use-history';
 import { RunBody } from './run-body';
 
 function Elapsed({ since }: { since: number }) {
@@ -19,7 +20,8 @@ function Elapsed({ since }: { since: number }) {
 function RunIdentity({ run }: { run: RunRecord }) {
   const { request, target } = run;
   const meta = run.state.meta;
-  const m = metricsOf(run);
+  // Live: a stream's size grows as its events arrive (the same figure as its counters).
+  const m = useRecordFigures(run);
   return (
     <>
       <p className="run-identity">

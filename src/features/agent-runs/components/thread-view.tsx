@@ -62,11 +62,17 @@ function StoredTurnDetails({ turn }: { turn: Turn }) {
       <pre className="raw" aria-label="Answer messages">
         {JSON.stringify(turn.answerMessages ?? [], null, 2)}
       </pre>
-      {turn.runId && (
-        <p>
-          Durable run <Link to={`/runs/${encodeURIComponent(turn.request.agentId)}/${encodeURIComponent(turn.runId)}`}>{turn.runId}</Link>
-        </p>
-      )}
+      {turn.runId &&
+        (turn.imported ? (
+          // A record of a run someone else's token made: never read from here with this profile's.
+          <p>
+            Durable run <code>{turn.runId}</code> <span className="muted">(imported: a record of the run, not read from here)</span>
+          </p>
+        ) : (
+          <p>
+            Durable run <Link to={`/runs/${encodeURIComponent(turn.request.agentId)}/${encodeURIComponent(turn.runId)}`}>{turn.runId}</Link>
+          </p>
+        ))}
       {details === null && !turn.imported && (
         <button type="button" onClick={load}>
           {turn.eventCount > 0 ? `Show its ${formatCount(turn.eventCount)} events` : 'Show its raw answer'}
