@@ -2,6 +2,7 @@ import { useId, useRef, type KeyboardEvent } from 'react';
 import { useLocation, useNavigate, useParams } from 'react-router';
 import { useConnection, useConnections } from '../../../lib/connection';
 import { NARROW } from '../../../lib/use-media-query';
+import { usePageEscape } from '../../../lib/use-page-escape';
 import { Conversation } from '../components/conversation';
 import { HistoryPanel } from '../components/history-panel';
 import { OpenRunById } from '../components/open-run-by-id';
@@ -87,9 +88,11 @@ export function RunsPage() {
     e.preventDefault();
     (document.getElementById(formId) as HTMLFormElement | null)?.requestSubmit();
   };
-  const onPageKeyDown = (e: KeyboardEvent) => {
-    if (e.key === 'Escape' && !e.defaultPrevented && active) for (const r of store.inFlight()) store.stop(r.id);
-  };
+  // Escape stops the run from anywhere on the page, the connection panel and the navigation
+  // included; what uses Escape itself first (the agent list, an edited question) keeps it.
+  usePageEscape(() => {
+    for (const r of store.inFlight()) store.stop(r.id);
+  });
 
   const formReady = agentId !== '' && agent.schema !== undefined && !agent.unknown;
   const cannotRunWhy = !agentId
@@ -101,8 +104,7 @@ export function RunsPage() {
         : undefined;
 
   return (
-    // Escape stops the run from anywhere on the page; controls that use Escape themselves mark it handled.
-    <div className="runs-workspace" onKeyDown={onPageKeyDown}>
+    <div className="runs-workspace">
       <section className="request-side" aria-labelledby="runs-heading" onKeyDown={onRequestKeyDown}>
         <RequestSide
           connection={connection}
