@@ -100,3 +100,42 @@ it('says when the spec has no schema for the operation, or for an event, and why
   await user.click(await screen.findByRole('button', { name: 'No public schema for event message' }));
   expect(screen.getByText(/No public schema for event “message”: platform.json names the event .* but publishes no schema for its data\./)).toBeTruthy();
 });
+
+it('the reference service’s own 409 durable_run_required is said to be its own code, not a difference from the public spec', async () => {
+  const agents = { baseUrl: '', token: DEMO.agents };
+  const body = { messages: [{ role: 'USER', content: [{ type: 'text', text: 'File my expenses' }] }] };
+  const error = (await apiRequest(agents, '/api/agents/expense-filer/runs', { method: 'POST', body }).catch((e: unknown) => e)) as ApiError;
+  expect([error.status, error.code]).toEqual([409, 'durable_run_required']);
+  render(<ErrorDetails error={error} />);
+  const user = userEvent.setup();
+  await user.click(await screen.findByRole('button', { name: 'error body as documented · 1 reference-service code' }));
+  const list = screen.getByRole('list', { name: 'Differences from the public schema' });
+  expect(within(list).getByRole('listitem').textContent).toBe(
+    '/code reference service “durable_run_required” is the reference service’s own code, which the public spec does not list: a stream or wait run of an agent that pauses for tool approvals, which only a durable run can wait for.',
+  );
+});
+
+it('a durable run’s answers are checked against the official client’s models: created, read, cancelled', async () => {
+  const agents = { baseUrl: '', token: DEMO.agents };
+  const body = { execution_mode: 'DURABLE', messages: [{ role: 'USER', content: [{ type: 'text', text: 'Go' }] }] };
+  const created = await apiRequest<{ run: { run_id: string } }>(agents, '/api/agents/long-runner/runs', { method: 'POST', body });
+  const runId = created.data.run.run_id;
+  const answers = [
+    created,
+    await apiRequest(agents, `/api/agents/long-runner/runs/${runId}`),
+    await apiRequest(agents, '/api/agents/long-runner/cancellations', { method: 'POST', body: { run_id: runId } }),
+  ];
+  expect(answers.map((a) => a.status)).toEqual([201, 200, 200]);
+  render(
+    <>
+      {answers.map((a, i) => (
+        <SpecBadge key={i} answer={a} />
+      ))}
+    </>,
+  );
+  await waitFor(() => expect(screen.getAllByRole('button', { name: 'matches the official client’s model' })).toHaveLength(answers.length));
+  expect(screen.queryByRole('button', { name: /No public schema/ })).toBeNull();
+  const user = userEvent.setup();
+  await user.click(screen.getAllByRole('button', { name: 'matches the official client’s model' })[1]!);
+  expect(screen.getByText(/^Checked against GET \/api\/agents\/\{agent_id\}\/runs\/\{run_id\} → 200 application\/json, model PlatformAgentRunResponse of the official client @gleanwork\/api-client 0\.20\.15/)).toBeTruthy();
+});
