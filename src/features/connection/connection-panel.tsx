@@ -5,13 +5,7 @@ import { NARROW, useMediaQuery } from '../../lib/use-media-query';
 import { useProfiles } from './connection-provider';
 import { useDemoTokens } from './demo-tokens';
 import { ProfileSettings } from './profile-settings';
-import type { Profile } from './profiles';
-
-function targetText(p: Profile): string {
-  if (p.mode === 'same-origin') return 'bundled service';
-  if (p.mode === 'proxy') return p.target ? `${p.target} via the console’s server` : 'no upstream';
-  return p.target || 'no instance URL';
-}
+import { targetText } from './profiles';
 
 /**
  * The connection panel, always at hand beside every page. On a narrow screen it is a one-line
