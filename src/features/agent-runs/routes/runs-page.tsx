@@ -1,4 +1,4 @@
-import { useId, useRef, type KeyboardEvent } from 'react';
+import { useId, useRef, useState, type KeyboardEvent } from 'react';
 import { useLocation, useNavigate, useParams } from 'react-router';
 import { useConnection, useConnections } from '../../../lib/connection';
 import { NARROW } from '../../../lib/use-media-query';
@@ -46,6 +46,16 @@ export function RunsPage() {
 
   // The conversation shown: the one the address names, else the last run's (a messages agent's run is a conversation's turn).
   const threadId = routeThreadId ?? latest?.request.thread?.id;
+  // Its branch shown, by the branch's leaf turn (undefined: the newest turn's branch); another conversation opens at its newest.
+  const [branch, setBranch] = useState<{ threadId: string; leafId: string | undefined }>();
+  const leafId = branch && branch.threadId === threadId ? branch.leafId : undefined;
+  // The run the head tells. In a conversation, the leaf turn's of the branch shown, else its newest
+  // turn's (sent from this page, or opened from history to follow it); otherwise the last run.
+  const headRun = !threadId
+    ? latest
+    : leafId !== undefined
+      ? store.forEntry(leafId)
+      : [...runs, ...opened].find((r) => r.request.thread?.id === threadId);
   const build = (parts: RunParts): RunRequest => runRequest(settings.flavour, settings.mode, { id: agentId, name: agent.name }, parts, timeoutMsOf(settings));
   const start = (request: RunRequest): boolean => {
     if (!store.start(connection, request)) return false;
@@ -129,14 +139,17 @@ export function RunsPage() {
       </section>
       <section className="response-side" aria-label="Response">
         <ResponsePanel
-          // A conversation's newest turn held here: sent from this page, or opened from history to follow it.
-          run={threadId ? [...runs, ...opened].find((r) => r.request.thread?.id === threadId) : latest}
+          run={headRun}
+          // A run in flight on a branch not shown can still be stopped from here.
+          stoppable={active !== undefined}
           idleText={threadId ? 'Conversation from history' : undefined}
           body={
             threadId && (
               <Conversation
                 key={threadId}
                 threadId={threadId}
+                leafId={leafId}
+                onLeaf={(leaf) => setBranch({ threadId, leafId: leaf })}
                 connection={connection}
                 start={start}
                 onRunAsDurable={active ? undefined : runAsDurable}
