@@ -66,9 +66,10 @@ test.describe('on a phone (390×844)', () => {
 const selectsShowTheirValue = `[...document.querySelectorAll('form select')].map((s) => {
   const style = getComputedStyle(s);
   const ctx = document.createElement('canvas').getContext('2d');
-  ctx.font = style.font;
+  ctx.font = [style.fontStyle, style.fontWeight, style.fontSize, style.fontFamily].join(' ');
   const text = ctx.measureText(s.selectedOptions[0].text).width;
-  return s.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 16 >= text;
+  // Chromium draws the arrow in about 20 px beside the padding.
+  return s.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 20 >= text;
 })`;
 
 /** Elements inside the editor that scroll sideways (a table in its own scrolling box). */

@@ -160,7 +160,7 @@ export function SchemaEditor({ connection, group, stored, onDone }: {
                     <label htmlFor={`${ids}-key-${i}-name`}>Name</label>
                     {c.name}
                   </div>
-                  <div className="field">
+                  <div className="field key-type">
                     <label htmlFor={`${ids}-key-${i}-type`}>Type</label>
                     {c.type}
                   </div>
