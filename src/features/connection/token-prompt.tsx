@@ -223,7 +223,7 @@ function AnotherTokenPrompt({ scope, why, onGiven, onKeep }: Needs & { onGiven()
       <PageTitle title="Token needed" />
       <h1 id={ids.heading}>Another token for this page</h1>
       <p>
-        The token of profile <strong>{active.label}</strong> (<code>{masked}</code>) was refused here.{why ? ` ${why}` : ''} Read the page with another
+        The token of profile <strong>{active.label}</strong>, <code>{masked}</code>, was refused here.{why ? ` ${why}` : ''} Read the page with another
         profile, or with a new profile for another token: {active.label} keeps its token either way.
       </p>
       <section aria-labelledby={ids.switch}>
