@@ -1,5 +1,14 @@
 import { useEffect, useRef } from 'react';
 
+/** Whether an element matches `selector`; false where the browser does not know the selector. */
+function anyOpen(selector: string): boolean {
+  try {
+    return document.querySelector(selector) !== null;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Whether something on the page uses this Escape itself, before a page-wide shortcut may: a
  * control that marked it handled, an open dialog, popover or menu, a combobox whose list is
@@ -7,7 +16,7 @@ import { useEffect, useRef } from 'react';
  */
 export function escapeIsTaken(e: KeyboardEvent): boolean {
   if (e.defaultPrevented || e.isComposing) return true;
-  if (document.querySelector('dialog:modal, :popover-open')) return true;
+  if (anyOpen('dialog:modal') || anyOpen(':popover-open')) return true;
   const target = e.target instanceof Element ? e.target : null;
   if (!target) return false;
   if (target.closest('dialog[open], [role="dialog"], [role="alertdialog"], [role="menu"], [role="menubar"]')) return true;
