@@ -1,12 +1,18 @@
 import { cleanup, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { afterEach, expect, it } from 'vitest';
+import { afterEach, beforeAll, expect, it } from 'vitest';
 import { DEMO } from '../test-support/reference-service';
 import { ApiError, apiRequest } from '../lib/api-client';
 import { ErrorDetails } from './error-details';
 import { SpecBadge, SpecEventBadge } from './spec-badge';
 
 afterEach(cleanup);
+
+// The lens's chunk (the spec and the validators the dev server generates for it) loads on first
+// use; on a busy machine that alone can outlast a test's wait for the badge, so it loads first.
+beforeAll(async () => {
+  await (await import('../lib/spec-lens/lens')).loadLens();
+});
 
 const global = { baseUrl: '', token: DEMO.global };
 
