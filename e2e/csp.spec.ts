@@ -268,14 +268,15 @@ test('a durable run with a tool approval, on its own page and after a reload', a
   // The run shows where it was started, its approval inline; then on its own page.
   const inline = new DurableRunPage(page, runs.output);
   await inline.expectState('Waiting for your approval');
-  await expandLens(inline.main);
+  // A durable run's answers are checked against the official client's models (the public cut has none).
+  await expandLens(inline.main, /^matches the official client’s model$/);
   await inline.decideNow('Submit expense report', 'Approve');
   await inline.expectState('Succeeded');
   // Its states on a time axis, the time it waited for the approval said apart.
   await expect(runs.output.getByTestId('state-chart').last()).toHaveAttribute('aria-label', /Waiting for your approval [\d,]+ ms.*; [\d,]+ ms waiting for approval\.$/);
   const run = await inline.openOwnPage();
   await run.expectState('Succeeded');
-  await expandLens(run.main);
+  await expandLens(run.main, /^matches the official client’s model$/);
   await expect(run.transcript).toContainText('The finance system accepted EXP-1042');
   expectNoViolationSoFar('durable run');
 

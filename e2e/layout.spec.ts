@@ -1,4 +1,5 @@
 import { expect, test } from './fixtures';
+import { TOKENS } from './pages/connection';
 import { AGENT_TOKENS } from './pages/runs';
 
 const PAGES = ['/connection', '/schemas', '/schemas/sales', '/runs', '/runs/hr-policy-form', '/runs/echo-assistant', '/runs/no-such-agent'];
@@ -58,7 +59,65 @@ test.describe('on a phone (390×844)', () => {
   });
 });
 
+/**
+ * Whether each select in the editor is wide enough for its chosen option's text (with its padding
+ * and arrow), measured in the select's own font: false for a type cut to "PICKL".
+ */
+const selectsShowTheirValue = `[...document.querySelectorAll('form select')].map((s) => {
+  const style = getComputedStyle(s);
+  const ctx = document.createElement('canvas').getContext('2d');
+  ctx.font = [style.fontStyle, style.fontWeight, style.fontSize, style.fontFamily].join(' ');
+  const text = ctx.measureText(s.selectedOptions[0].text).width;
+  // Chromium draws the arrow in about 20 px beside the padding.
+  return s.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 20 >= text;
+})`;
+
+/** Elements inside the editor that scroll sideways (a table in its own scrolling box). */
+const editorSideways = `[...document.querySelectorAll('form *')].filter((e) => e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX !== 'visible' && !['SELECT', 'INPUT', 'TEXTAREA', 'PRE'].includes(e.tagName) && !e.closest('.code-snippets')).length`;
+
+test.describe('schema editor on a phone (390×844)', () => {
+  test.use({ viewport: { width: 390, height: 844 } });
+
+  test('each key is a card: name, type, skip indexing and Remove labelled and on screen, the type whole, nothing scrolls sideways', async ({ page, connection, schemas }) => {
+    await schemas.open('sales');
+    await connection.setToken(TOKENS.global);
+    await schemas.editSchema.click();
+    await expect(schemas.editor()).toBeVisible();
+    await schemas.addKeyRow('region', 'MULTIPICKLIST');
+    const keys = await schemas.editor().getByRole('textbox', { name: /^Key \d+ name$/ }).count();
+    expect(keys).toBeGreaterThan(1);
+    expect(await page.evaluate<boolean[]>(selectsShowTheirValue), 'a type is cut').not.toContain(false);
+    expect(await page.evaluate<number>(editorSideways), 'something in the editor scrolls sideways').toBe(0);
+    for (let n = 1; n <= keys; n++) {
+      for (const control of [schemas.keyName(n), schemas.keyType(n), schemas.keySkipIndexing(n), schemas.removeKey(n)]) {
+        await control.scrollIntoViewIfNeeded();
+        await expect(control).toBeVisible();
+        const box = (await control.boundingBox())!;
+        expect(box.x, `key ${n}: a control starts off screen`).toBeGreaterThanOrEqual(0);
+        expect(box.x + box.width, `key ${n}: a control ends off screen`).toBeLessThanOrEqual(390);
+      }
+      const card = schemas.editor().getByRole('group', { name: `Key ${n}`, exact: true });
+      for (const label of ['Name', 'Type', 'Skip indexing']) await expect(card.getByText(label, { exact: true })).toBeVisible();
+    }
+    expect(await page.evaluate<number>(sidewaysOverflow)).toBeLessThanOrEqual(0);
+    // The card's controls still work: a removed key goes.
+    await schemas.removeKey(keys).click();
+    await expect(schemas.editor().getByRole('textbox', { name: /^Key \d+ name$/ })).toHaveCount(keys - 1);
+  });
+});
+
 test.describe('on a laptop (1440×900)', () => {
+  test('the schema editor is a table of keys, one row each, under column headers', async ({ page, connection, schemas }) => {
+    await schemas.open('sales');
+    await connection.setToken(TOKENS.global);
+    await schemas.editSchema.click();
+    const table = schemas.editor().getByRole('table');
+    for (const name of ['Key name', 'Type', 'Skip indexing']) await expect(table.getByRole('columnheader', { name })).toBeVisible();
+    await expect(table.getByRole('textbox', { name: 'Key 1 name' })).toBeVisible();
+    expect(await page.evaluate<boolean[]>(selectsShowTheirValue)).not.toContain(false);
+  });
+
+
   test.use({ viewport: { width: 1440, height: 900 } });
 
   test('request and response sit side by side, each scrolling on its own; a started run is in view with Stop beside it', async ({ page, connection, runs }) => {

@@ -49,3 +49,25 @@ test('a token pasted in the prompt and remembered on this device opens the run i
   await new DurableRunPage(tab).expectState('Waiting for your approval');
   await expect(new TokenPrompt(tab).region).toHaveCount(0);
 });
+
+test('"Use another token" on a refused run offers another profile or a new one before replacing the token, and passes an accessibility scan', async ({ page, request, shell }) => {
+  const id = await startDurableRun(request);
+  await page.goto(`/runs/expense-filer/${id}`);
+  // A token that may run agents but did not start this run.
+  await new TokenPrompt(page).demo('Demo: global metadata and agents').click();
+  const main = page.getByRole('main');
+  await main.getByRole('alert').getByRole('button', { name: 'Use another token' }).click();
+  const another = main.getByRole('region', { name: 'Another token for this page' });
+  await expect(another.getByRole('heading', { level: 2 })).toHaveText(['Switch to another profile', 'Make a new profile with another token', 'Replace this profile’s token']);
+  await shell.expectNoAxeViolations();
+
+  const fresh = another.getByRole('region', { name: 'Make a new profile with another token' });
+  await fresh.getByRole('button', { name: 'New profile with “Demo: agents”' }).click();
+  await new DurableRunPage(page).expectState('Waiting for your approval');
+  const stored = await shell.storage();
+  // The refused profile keeps its token; the new one has its own.
+  expect(stored.session['mac.token.reference']).toBe(JSON.stringify(AGENT_TOKENS.everything));
+  const profiles = JSON.parse(stored.local['mac.profiles']!) as { profiles: { id: string; label: string }[]; activeId: string };
+  expect(profiles.profiles.map((p) => p.label)).toEqual(['Reference service', 'Demo: agents']);
+  expect(stored.session[`mac.token.${profiles.activeId}`]).toBe(JSON.stringify(AGENT_TOKENS.agents));
+});

@@ -18,6 +18,7 @@ const VIEWPORTS = [
   { name: 'phone', width: 390, height: 844 },
 ] as const;
 const SCHEMES = ['light', 'dark'] as const;
+const only = process.argv.slice(2);
 
 interface Shot {
   name: string;
@@ -136,12 +137,113 @@ const SHOTS: Shot[] = [
       await p.getByRole('heading', { name: 'Figures' }).evaluate((el) => el.scrollIntoView({ block: 'start' }));
     },
   },
+  {
+    name: 'comparison-agents',
+    token: AGENTS,
+    path: '/runs/echo-assistant',
+    act: async (p) => {
+      await p.getByLabel('Message 1 text').fill('Two agents, one question about parental leave');
+      await p.getByText('Run on both: compare with another API, mode, profile or agent').click();
+      await p.getByRole('radio', { name: 'to another agent' }).check();
+      await p.getByLabel('Agent id for B').fill('flaky-reporter');
+      await p.getByRole('button', { name: 'Run on both' }).click();
+      await p.getByRole('status', { name: 'Verdict' }).filter({ hasText: /The answers (match|differ)/ }).waitFor({ timeout: 15_000 });
+      // Both sides' titles, then (on a phone) B's and the figures.
+      await p.getByRole('heading', { name: 'B: Flaky Reporter' }).evaluate((el) => el.scrollIntoView({ block: 'start' }));
+    },
+  },
+  {
+    name: 'durable-required',
+    token: AGENTS,
+    path: '/runs/expense-filer',
+    // A stream refused with the reference service's own 409, the lens's verdict expanded.
+    act: async (p) => {
+      await p.getByLabel('Message 1 text').fill('File my expenses');
+      await p.getByRole('button', { name: 'Run and stream' }).click();
+      const badge = p.getByRole('button', { name: /reference-service code/ });
+      await badge.click();
+      await badge.evaluate((el) => el.scrollIntoView({ block: 'center' }));
+    },
+  },
+  {
+    name: 'durable-lens',
+    token: AGENTS,
+    path: '/runs/expense-filer',
+    // A durable run's read, checked against the official client's models, expanded.
+    act: async (p) => {
+      await p.getByRole('radio', { name: /^Durable/ }).check();
+      await p.getByLabel('Message 1 text').fill('File my expenses');
+      await p.getByRole('button', { name: 'Start durable run' }).click();
+      await p.getByRole('status', { name: 'Run state' }).filter({ hasText: 'Waiting for your approval' }).waitFor({ timeout: 15_000 });
+      const badge = p.getByRole('button', { name: 'matches the official client’s model' });
+      await badge.click();
+      await badge.evaluate((el) => el.scrollIntoView({ block: 'center' }));
+    },
+  },
+  {
+    name: 'conversation-branch',
+    token: AGENTS,
+    path: '/runs/echo-assistant',
+    // Two branches, the first shown: the head tells its run.
+    act: async (p) => {
+      await p.getByLabel('Message 1 text').fill('Hi');
+      await p.getByRole('button', { name: 'Run and stream' }).click();
+      await p.locator('.turn-meta .status', { hasText: 'Done' }).waitFor();
+      await p.getByRole('button', { name: 'Edit', exact: true }).click();
+      await p.getByLabel(/^Edit the question/).fill('Hello, a longer question this time, with many more words in it');
+      await p.getByRole('button', { name: 'Send as a new branch' }).click();
+      await p.getByText('Branch 2 of 2').waitFor();
+      await p.locator('.turn-meta .status', { hasText: 'Done' }).waitFor();
+      await p.getByRole('button', { name: 'Previous branch' }).click();
+      await p.getByText('Branch 1 of 2').waitFor();
+    },
+  },
+  {
+    name: 'schema-editor',
+    token: GLOBAL,
+    path: '/schemas/sales',
+    act: async (p) => {
+      await p.getByRole('button', { name: 'Edit schema' }).click();
+      await p.getByRole('button', { name: 'Add key' }).click();
+      await p.getByRole('heading', { name: /^Edit schema of/ }).evaluate((el) => el.scrollIntoView({ block: 'start' }));
+    },
+  },
+  {
+    name: 'connection-summary-open',
+    token: AGENTS,
+    path: '/runs',
+    // The scopes field's hint; on a phone, the summary opened over the page.
+    act: async (p) => {
+      const summary = p.getByRole('complementary', { name: 'Connection' }).locator('summary');
+      if (await summary.count()) await summary.click();
+      await p.getByLabel('Scopes this token has').scrollIntoViewIfNeeded();
+    },
+  },
+  {
+    name: 'another-token',
+    token: 'sandbox-everything-7e2a5c8d1b4f9063',
+    path: '/runs/expense-filer',
+    // A durable run started with one token, read with another: the page offers the ways on.
+    act: async (p) => {
+      const started = await p.request.post('/api/agents/expense-filer/runs', {
+        headers: { Authorization: `Bearer ${AGENTS}` },
+        data: { execution_mode: 'DURABLE', messages: [{ role: 'USER', content: [{ type: 'text', text: 'File my expenses' }] }] },
+      });
+      const { run } = (await started.json()) as { run: { run_id: string } };
+      await p.goto(`/runs/expense-filer/${run.run_id}`);
+      await p.getByRole('button', { name: 'Use another token' }).click();
+      await p.getByRole('heading', { name: 'Another token for this page' }).waitFor();
+    },
+  },
 ];
 
 async function main(): Promise<void> {
   const missing = chromiumMissingMessage();
   if (missing) throw new Error(missing);
-  rmSync(OUT, { recursive: true, force: true });
+  const unknown = only.filter((n) => !SHOTS.some((s) => s.name === n));
+  if (unknown.length) throw new Error(`no shot named ${unknown.join(', ')}; the shots are: ${SHOTS.map((s) => s.name).join(', ')}`);
+  // `npm run screenshots -- name …` takes only those shots, beside the ones already there.
+  if (only.length === 0) rmSync(OUT, { recursive: true, force: true });
   mkdirSync(OUT, { recursive: true });
   const server = await startConsoleServer([], () => console.log('Building the console first (sources changed)…'));
   const browser = await chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox', '--disable-gpu'] });
@@ -149,8 +251,8 @@ async function main(): Promise<void> {
   try {
     for (const vp of VIEWPORTS) {
       for (const scheme of SCHEMES) {
-        for (const shot of SHOTS) {
-          const context = await browser.newContext({ viewport: { width: vp.width, height: vp.height }, colorScheme: scheme });
+        for (const shot of SHOTS.filter((s) => only.length === 0 || only.includes(s.name))) {
+          const context = await browser.newContext({ baseURL: server.origin, viewport: { width: vp.width, height: vp.height }, colorScheme: scheme });
           if (shot.token) await context.addInitScript(`sessionStorage.setItem('mac.token.reference', ${JSON.stringify(JSON.stringify(shot.token))})`);
           const page = await context.newPage();
           await page.goto(`${server.origin}${shot.path}`);

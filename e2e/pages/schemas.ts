@@ -182,7 +182,8 @@ export class SchemasPage {
 
   /** Appends a key in the editor and fills it in. */
   async addKeyRow(name: string, type: PropertyType = 'TEXT') {
-    const rows = this.editor().locator('tbody tr');
+    // Keys by their name fields: a table's rows on a wide screen, cards on a phone.
+    const rows = this.editor().getByRole('textbox', { name: /^Key \d+ name$/ });
     const n = (await rows.count()) + 1;
     await this.addKey.click();
     await expect(rows).toHaveCount(n);

@@ -1,6 +1,7 @@
 /** The Connection page on a phone (390×844), with the console's own styles. Failed on 8e37cee. */
 import './styles.css';
 import { cleanup, screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
 import { afterEach, beforeAll, expect, it } from 'vitest';
 import { page } from 'vitest/browser';
 import { renderConsole } from './test-console';
@@ -34,4 +35,30 @@ it('every profile’s Switch and Delete stay on screen, however long its scopes 
     expect(r.left).toBeGreaterThanOrEqual(0);
   }
   expect(document.documentElement.scrollWidth).toBeLessThanOrEqual(window.innerWidth);
+});
+
+it('the connection summary, opened, closes when the user navigates, by the navigation or by a link inside it', async () => {
+  localStorage.clear();
+  sessionStorage.clear();
+  const user = userEvent.setup();
+  renderConsole('/runs');
+  const panel = screen.getByRole('complementary', { name: 'Connection' });
+  const details = panel.querySelector('details')!;
+  await user.click(within(panel).getByText('Connection', { selector: '.summary-title' }));
+  expect(details.open).toBe(true);
+  // Working in the panel keeps it open.
+  await user.selectOptions(within(panel).getByLabelText('Profile'), 'reference');
+  expect(details.open).toBe(true);
+
+  await user.click(within(screen.getByRole('navigation', { name: 'Main' })).getByRole('link', { name: 'Schemas' }));
+  await screen.findByRole('heading', { name: 'Schemas', level: 1 });
+  expect(details.open).toBe(false);
+
+  await user.click(within(panel).getByText('Connection', { selector: '.summary-title' }));
+  expect(details.open).toBe(true);
+  await user.click(within(panel).getByRole('link', { name: 'Manage profiles and sandbox tokens' }));
+  await screen.findByRole('heading', { name: 'Connection', level: 1 });
+  expect(details.open).toBe(false);
+  // The link that navigated is hidden now: focus is on the summary, where the keyboard left off.
+  expect(document.activeElement).toBe(panel.querySelector('summary'));
 });

@@ -1,12 +1,18 @@
 import { cleanup, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { afterEach, expect, it } from 'vitest';
+import { afterEach, beforeAll, expect, it } from 'vitest';
 import { DEMO } from '../test-support/reference-service';
 import { ApiError, apiRequest } from '../lib/api-client';
 import { ErrorDetails } from './error-details';
 import { SpecBadge, SpecEventBadge } from './spec-badge';
 
 afterEach(cleanup);
+
+// The lens's chunk (the spec and the validators the dev server generates for it) loads on first
+// use; on a busy machine that alone can outlast a test's wait for the badge, so it loads first.
+beforeAll(async () => {
+  await (await import('../lib/spec-lens/lens')).loadLens();
+});
 
 const global = { baseUrl: '', token: DEMO.global };
 
@@ -99,4 +105,43 @@ it('says when the spec has no schema for the operation, or for an event, and why
   expect(screen.getByText('The public spec documents no operation at /sandbox/info.')).toBeTruthy();
   await user.click(await screen.findByRole('button', { name: 'No public schema for event message' }));
   expect(screen.getByText(/No public schema for event “message”: platform.json names the event .* but publishes no schema for its data\./)).toBeTruthy();
+});
+
+it('the reference service’s own 409 durable_run_required is said to be its own code, not a difference from the public spec', async () => {
+  const agents = { baseUrl: '', token: DEMO.agents };
+  const body = { messages: [{ role: 'USER', content: [{ type: 'text', text: 'File my expenses' }] }] };
+  const error = (await apiRequest(agents, '/api/agents/expense-filer/runs', { method: 'POST', body }).catch((e: unknown) => e)) as ApiError;
+  expect([error.status, error.code]).toEqual([409, 'durable_run_required']);
+  render(<ErrorDetails error={error} />);
+  const user = userEvent.setup();
+  await user.click(await screen.findByRole('button', { name: 'error body as documented · 1 reference-service code' }));
+  const list = screen.getByRole('list', { name: 'Differences from the public schema' });
+  expect(within(list).getByRole('listitem').textContent).toBe(
+    '/code reference service “durable_run_required” is the reference service’s own code, which the public spec does not list: a stream or wait run of an agent that pauses for tool approvals, which only a durable run can wait for.',
+  );
+});
+
+it('a durable run’s answers are checked against the official client’s models: created, read, cancelled', async () => {
+  const agents = { baseUrl: '', token: DEMO.agents };
+  const body = { execution_mode: 'DURABLE', messages: [{ role: 'USER', content: [{ type: 'text', text: 'Go' }] }] };
+  const created = await apiRequest<{ run: { run_id: string } }>(agents, '/api/agents/long-runner/runs', { method: 'POST', body });
+  const runId = created.data.run.run_id;
+  const answers = [
+    created,
+    await apiRequest(agents, `/api/agents/long-runner/runs/${runId}`),
+    await apiRequest(agents, '/api/agents/long-runner/cancellations', { method: 'POST', body: { run_id: runId } }),
+  ];
+  expect(answers.map((a) => a.status)).toEqual([201, 200, 200]);
+  render(
+    <>
+      {answers.map((a, i) => (
+        <SpecBadge key={i} answer={a} />
+      ))}
+    </>,
+  );
+  await waitFor(() => expect(screen.getAllByRole('button', { name: 'matches the official client’s model' })).toHaveLength(answers.length));
+  expect(screen.queryByRole('button', { name: /No public schema/ })).toBeNull();
+  const user = userEvent.setup();
+  await user.click(screen.getAllByRole('button', { name: 'matches the official client’s model' })[1]!);
+  expect(screen.getByText(/^Checked against GET \/api\/agents\/\{agent_id\}\/runs\/\{run_id\} → 200 application\/json, model PlatformAgentRunResponse of the official client @gleanwork\/api-client 0\.20\.15/)).toBeTruthy();
 });

@@ -76,7 +76,7 @@ function LensBadge({ requestKey, subject, inError = false }: { requestKey: strin
                     <code>{d.pointer || '(the whole answer)'}</code>{' '}
                     {d.severity === 'note' && (
                       <>
-                        <span className="spec-tag">note</span>{' '}
+                        <span className="spec-tag">{d.referenceCode ? 'reference service' : 'note'}</span>{' '}
                       </>
                     )}
                     {d.text}

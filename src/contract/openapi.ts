@@ -21,7 +21,12 @@ export interface NamedSpec {
   /** The file's name without `.json`, as the badge names it. */
   name: string;
   doc: SpecDoc;
+  /** The file under src/contract/spec, where it is not `<name>.json`. */
+  file?: string;
 }
+
+/** The file a spec came from, as the lens's sentences name it. */
+export const fileOf = (spec: NamedSpec) => spec.file ?? `${spec.name}.json`;
 
 export const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 

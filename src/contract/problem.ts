@@ -24,6 +24,20 @@ export const PROBLEM_CODES = {
 
 export type ProblemCode = keyof typeof PROBLEM_CODES;
 
+/**
+ * Codes the reference service and the console's own server send that the public spec's code
+ * list (platform.json, ProblemDetailCode) does not have, with what each answers. The spec lens
+ * marks them as the reference service's own rather than as an instance's differences; a test
+ * (src/service/reference-codes.test.ts) holds this list to what the service sends.
+ */
+export const REFERENCE_ONLY_CODES: ReadonlyMap<string, string> = new Map([
+  ['durable_run_required', 'a stream or wait run of an agent that pauses for tool approvals, which only a durable run can wait for'],
+  ['unsupported_media_type', 'a body sent as something other than JSON'],
+  ['host_not_allowed', 'a request whose Host is neither a loopback name nor one given with --allowed-host'],
+  ['upstream_not_allowed', 'a request through the console’s server to an instance it was not started with (--upstream)'],
+  ['bad_gateway', 'the console’s server could not reach the instance, or the instance answered what it does not pass on'],
+]);
+
 export interface ProblemFieldError {
   pointer: string;
   detail: string;

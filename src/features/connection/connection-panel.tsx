@@ -1,17 +1,11 @@
-import { useId, type ReactNode } from 'react';
-import { Link } from 'react-router';
+import { useId, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
+import { Link, useLocation } from 'react-router';
 import { maskToken } from '../../lib/connection';
 import { NARROW, useMediaQuery } from '../../lib/use-media-query';
 import { useProfiles } from './connection-provider';
 import { useDemoTokens } from './demo-tokens';
 import { ProfileSettings } from './profile-settings';
-import type { Profile } from './profiles';
-
-function targetText(p: Profile): string {
-  if (p.mode === 'same-origin') return 'bundled service';
-  if (p.mode === 'proxy') return p.target ? `${p.target} via the console’s server` : 'no upstream';
-  return p.target || 'no instance URL';
-}
+import { targetText } from './profiles';
 
 /**
  * The connection panel, always at hand beside every page. On a narrow screen it is a one-line
@@ -22,6 +16,21 @@ export function ConnectionPanel() {
   const narrow = useMediaQuery(NARROW);
   const demos = useDemoTokens();
   const selectId = useId();
+  // On a narrow screen the opened panel covers the page: a navigation (from the menu, or a
+  // link inside the panel) closes it, so the page navigated to is what shows.
+  const { key: at } = useLocation();
+  const [open, setOpen] = useState(false);
+  const [openedAt, setOpenedAt] = useState(at);
+  if (openedAt !== at) {
+    setOpenedAt(at);
+    setOpen(false);
+  }
+  const details = useRef<HTMLDetailsElement>(null);
+  // Focus on a control the closing hid (the link that navigated) goes back to the summary, not to the page's top.
+  useLayoutEffect(() => {
+    const summary = details.current?.querySelector('summary');
+    if (!open && summary && details.current?.contains(document.activeElement) && document.activeElement !== summary) summary.focus();
+  }, [open]);
   const refused = Object.entries(active.outcomes).filter(([, o]) => o === 'refused').map(([g]) => g);
   const worked = Object.entries(active.outcomes).filter(([, o]) => o === 'ok').map(([g]) => g);
   const body: ReactNode = (
@@ -58,7 +67,7 @@ export function ConnectionPanel() {
   }
   return (
     <aside className="connection-panel connection-summary" aria-label="Connection">
-      <details>
+      <details ref={details} open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
         <summary>
           <span className="summary-title">Connection</span> <strong>{active.label}</strong> · {targetText(active)} · token{' '}
           <code>{maskToken(token, state.screenShare, demos)}</code> · {active.scopes.length ? active.scopes.join(' ') : 'scopes not stated'}

@@ -6,6 +6,8 @@ export interface ProfilesApi {
   state: ProfilesState;
   active: Profile;
   token: string | undefined;
+  /** Any profile's token in this tab (or remembered on this device). */
+  tokenOf(id: string): string | undefined;
   update(id: string, patch: Partial<Omit<Profile, 'id'>>): void;
   add(profile: Profile, token?: string): void;
   remove(id: string): void;
@@ -61,6 +63,7 @@ export function ConnectionProvider({ children }: { children: ReactNode }) {
     state,
     active,
     token,
+    tokenOf: (id) => tokens[id],
     update,
     add: (profile, newToken) => {
       setState((s) => ({ ...s, profiles: [...s.profiles, profile], activeId: profile.id }));

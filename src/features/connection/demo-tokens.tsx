@@ -21,14 +21,14 @@ export function useChooseDemoToken(): (demo: DemoToken, remember?: boolean) => v
   };
 }
 
-/** The demo tokens, one click each. */
-export function DemoTokenList({ demos, onChoose }: { demos: readonly DemoToken[]; onChoose(demo: DemoToken): void }) {
+/** The demo tokens, one click each; `verb` says what the click does with one ("Use"). */
+export function DemoTokenList({ demos, onChoose, verb = 'Use' }: { demos: readonly DemoToken[]; onChoose(demo: DemoToken): void; verb?: string }) {
   return (
     <ul className="demo-tokens">
       {demos.map((d) => (
         <li key={d.token}>
           <button type="button" onClick={() => onChoose(d)}>
-            Use “{d.label}”
+            {verb} “{d.label}”
           </button>{' '}
           <span className="muted">
             {d.scopes.map((s) => (

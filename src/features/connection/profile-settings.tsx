@@ -113,7 +113,8 @@ export function ProfileSettings() {
         <input
           id={ids.scopes}
           value={scopesText}
-          placeholder="custommetadata:sales agents.run"
+          // An example, styled as a hint (styles.css): scopes typed here look like values, this does not.
+          placeholder="e.g. custommetadata:sales agents.run"
           aria-describedby={`${ids.scopes}-hint`}
           onChange={(e) => {
             setScopesText(e.target.value);
@@ -121,7 +122,7 @@ export function ProfileSettings() {
           }}
         />
         <p id={`${ids.scopes}-hint`} className="hint">
-          As your administrator minted it; used to warn before a request the token cannot make.
+          As your administrator minted it, separated by spaces or commas; used to warn before a request the token cannot make.
         </p>
       </div>
       <div className="field checkbox">

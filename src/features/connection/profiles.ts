@@ -59,6 +59,13 @@ export function baseUrlOf(profile: Profile): string {
   return profile.target.replace(/\/+$/, '');
 }
 
+/** Where a profile connects, in a few words. */
+export function targetText(p: Profile): string {
+  if (p.mode === 'same-origin') return 'bundled service';
+  if (p.mode === 'proxy') return p.target ? `${p.target} via the console’s server` : 'no upstream';
+  return p.target || 'no instance URL';
+}
+
 /** Parses what the user typed as scopes: separated by spaces, commas or new lines. */
 export function parseScopes(text: string): string[] {
   return [...new Set(text.split(/[\s,]+/).map((s) => s.trim()).filter(Boolean))];

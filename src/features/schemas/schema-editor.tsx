@@ -1,5 +1,5 @@
-import { useState } from 'react';
-import { set, useFieldArray, useForm, useWatch, type Control, type FieldErrors, type Resolver } from 'react-hook-form';
+import { useId, useState, type ReactNode } from 'react';
+import { set, useFieldArray, useForm, useWatch, type Control, type FieldErrors, type Resolver, type UseFormRegister } from 'react-hook-form';
 import { CodeSnippets } from '../../components/code-snippets';
 import { TableScroll } from '../../components/table-scroll';
 import { MAX_KEYS_PER_GROUP, PROPERTY_TYPE_MEANING, PROPERTY_TYPES, type MetadataSchema } from '../../contract/metadata';
@@ -7,6 +7,7 @@ import { NAME_RULE } from '../../contract/names';
 import { ApiError, type ResponseMeta } from '../../lib/api-client';
 import { ResponseSummary } from '../../components/response-meta';
 import type { ActiveConnection } from '../../lib/connection';
+import { useMediaQuery } from '../../lib/use-media-query';
 import { useSaveSchema } from './api/schema';
 import { diffSchemas, isEmptyDiff, toRows, toSchema, validateKeys, type EditorValues } from './schema-rules';
 
@@ -29,6 +30,50 @@ function explain(error: unknown): string {
   return `${error.status ? `${error.status} ` : ''}${error.title}: ${error.detail}`;
 }
 
+/**
+ * Below this width each key is a card of its own: the table's four fixed columns need about
+ * 620 px of form, and squeezed under that the type is cut ("PICKL") and Remove leaves the screen.
+ */
+const KEY_CARDS = '(max-width: 700px)';
+
+/** One key's controls, named "Key N …" wherever they are laid out (a table row or a card). */
+function keyControls(i: number, ids: string, register: UseFormRegister<EditorValues>, nameError: string | undefined, onRemove: () => void) {
+  const errorId = `${ids}-key-${i}-error`;
+  return {
+    name: (
+      <>
+        <input
+          id={`${ids}-key-${i}-name`}
+          aria-label={`Key ${i + 1} name`}
+          aria-invalid={!!nameError}
+          aria-describedby={nameError ? errorId : undefined}
+          {...register(`keys.${i}.name`)}
+        />
+        {nameError && (
+          <p id={errorId} className="hint error">
+            {nameError}
+          </p>
+        )}
+      </>
+    ),
+    type: (
+      <select id={`${ids}-key-${i}-type`} aria-label={`Key ${i + 1} type`} {...register(`keys.${i}.propertyType`)}>
+        {PROPERTY_TYPES.map((t) => (
+          <option key={t} value={t} title={PROPERTY_TYPE_MEANING[t]}>
+            {t}
+          </option>
+        ))}
+      </select>
+    ),
+    skip: <input id={`${ids}-key-${i}-skip`} type="checkbox" aria-label={`Key ${i + 1} skip indexing`} {...register(`keys.${i}.skipIndexing`)} />,
+    remove: (
+      <button type="button" onClick={onRemove} aria-label={`Remove key ${i + 1}`}>
+        Remove
+      </button>
+    ),
+  } satisfies Record<string, ReactNode>;
+}
+
 /** Create or edit a group's keys, review the difference, then save with PUT. */
 export function SchemaEditor({ connection, group, stored, onDone }: {
   connection: ActiveConnection;
@@ -46,6 +91,9 @@ export function SchemaEditor({ connection, group, stored, onDone }: {
   const [review, setReview] = useState<MetadataSchema | null>(null);
   const save = useSaveSchema(connection, group);
   const errors = form.formState.errors;
+  const ids = useId();
+  const cards = useMediaQuery(KEY_CARDS);
+  const controlsOf = (i: number) => keyControls(i, ids, form.register, errors.keys?.[i]?.name?.message, () => remove(i));
 
   if (review) {
     const diff = diffSchemas(stored, review);
@@ -99,59 +147,62 @@ export function SchemaEditor({ connection, group, stored, onDone }: {
       <p className="hint">
         At most {MAX_KEYS_PER_GROUP} keys. Names: {NAME_RULE}, unique ignoring case.
       </p>
-      <TableScroll label="Keys being edited">
-        <table className="editor">
-          <thead>
-            <tr>
-              <th scope="col">Key name</th>
-              <th scope="col">Type</th>
-              <th scope="col">Skip indexing</th>
-              <th scope="col">
-                <span className="visually-hidden">Remove</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {fields.map((field, i) => {
-              const nameError = errors.keys?.[i]?.name?.message;
-              return (
-                <tr key={field.id}>
-                  <td>
-                    <input
-                      aria-label={`Key ${i + 1} name`}
-                      aria-invalid={!!nameError}
-                      aria-describedby={nameError ? `key-${i}-error` : undefined}
-                      {...form.register(`keys.${i}.name`)}
-                    />
-                    {nameError && (
-                      <p id={`key-${i}-error`} className="hint error">
-                        {nameError}
-                      </p>
-                    )}
-                  </td>
-                  <td>
-                    <select aria-label={`Key ${i + 1} type`} {...form.register(`keys.${i}.propertyType`)}>
-                      {PROPERTY_TYPES.map((t) => (
-                        <option key={t} value={t} title={PROPERTY_TYPE_MEANING[t]}>
-                          {t}
-                        </option>
-                      ))}
-                    </select>
-                  </td>
-                  <td>
-                    <input type="checkbox" aria-label={`Key ${i + 1} skip indexing`} {...form.register(`keys.${i}.skipIndexing`)} />
-                  </td>
-                  <td>
-                    <button type="button" onClick={() => remove(i)} aria-label={`Remove key ${i + 1}`}>
-                      Remove
-                    </button>
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </TableScroll>
+      {cards ? (
+        // On a phone each key is a card: every control whole, on screen and labelled where it is.
+        <ol className="key-cards" aria-label="Keys being edited">
+          {fields.map((field, i) => {
+            const c = controlsOf(i);
+            return (
+              <li key={field.id}>
+                <fieldset className="key-card">
+                  <legend>Key {i + 1}</legend>
+                  <div className="field key-name">
+                    <label htmlFor={`${ids}-key-${i}-name`}>Name</label>
+                    {c.name}
+                  </div>
+                  <div className="field key-type">
+                    <label htmlFor={`${ids}-key-${i}-type`}>Type</label>
+                    {c.type}
+                  </div>
+                  <div className="field checkbox">
+                    {c.skip}
+                    <label htmlFor={`${ids}-key-${i}-skip`}>Skip indexing</label>
+                  </div>
+                  <div className="key-remove">{c.remove}</div>
+                </fieldset>
+              </li>
+            );
+          })}
+        </ol>
+      ) : (
+        <TableScroll label="Keys being edited">
+          <table className="editor">
+            <thead>
+              <tr>
+                <th scope="col">Key name</th>
+                <th scope="col">Type</th>
+                <th scope="col">Skip indexing</th>
+                <th scope="col">
+                  <span className="visually-hidden">Remove</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {fields.map((field, i) => {
+                const c = controlsOf(i);
+                return (
+                  <tr key={field.id}>
+                    <td>{c.name}</td>
+                    <td>{c.type}</td>
+                    <td>{c.skip}</td>
+                    <td>{c.remove}</td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </TableScroll>
+      )}
       {errors.keys?.root?.message && <p className="error" role="alert">{errors.keys.root.message}</p>}
       <div className="input-row">
         <button type="button" onClick={() => append({ name: '', propertyType: 'TEXT', skipIndexing: false })} disabled={fields.length >= MAX_KEYS_PER_GROUP}>

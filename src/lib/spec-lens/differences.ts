@@ -5,6 +5,20 @@
  */
 import type { ErrorObject } from 'ajv';
 import { deref, escapePointerToken, isObject, type Json, type JsonObject, type SpecDoc } from '../../contract/openapi';
+import { REFERENCE_ONLY_CODES } from '../../contract/problem';
+
+/** Whose word a difference is measured against, as the sentences name it. */
+export interface Source {
+  /** Starts a sentence: "The documentation says…". */
+  says: string;
+  /** "… is not in the public schema". */
+  schema: string;
+  /** "… the documentation does not describe it". */
+  describer: string;
+}
+
+export const PUBLIC_SPEC: Source = { says: 'The documentation', schema: 'the public schema', describer: 'the documentation' };
+export const CLIENT_MODEL: Source = { says: 'The client’s model', schema: 'the official client’s model', describer: 'the client' };
 
 export interface Difference {
   /** RFC 6901 pointer into the answer ('' is the whole answer). */
@@ -15,6 +29,8 @@ export interface Difference {
   severity: 'error' | 'note';
   /** A property the documentation does not describe (counted apart in the badge). */
   undocumented?: true;
+  /** A code the reference service adds to the public list (counted apart in the badge). */
+  referenceCode?: true;
 }
 
 function kindOf(value: unknown): string {
@@ -37,29 +53,41 @@ function typeList(type: unknown): string {
   return list.length > 1 ? `${list.slice(0, -1).join(', ')} or ${list.at(-1)}` : list[0]!;
 }
 
+/**
+ * A problem's `code` outside the documented list that the reference service sends on purpose:
+ * a note that says whose code it is, not a difference of the instance from the public spec.
+ */
+function referenceCode(e: ErrorObject): Difference | undefined {
+  const meaning = typeof e.data === 'string' && /\/code$/.test(e.instancePath) ? REFERENCE_ONLY_CODES.get(e.data) : undefined;
+  if (meaning === undefined) return undefined;
+  return { pointer: e.instancePath, text: `“${String(e.data)}” is the reference service’s own code, which the public spec does not list: ${meaning}.`, severity: 'note', referenceCode: true };
+}
+
 /** One Ajv error (compiled with `verbose`, so `data` holds the offending value) as a difference. */
-function sentence(e: ErrorObject): Difference {
+function sentence(e: ErrorObject, source: Source): Difference {
   const at = e.instancePath;
   const p = e.params as Record<string, unknown>;
   const error = (pointer: string, text: string): Difference => ({ pointer, text, severity: 'error' });
+  const says = source.says;
+  const lower = says.charAt(0).toLowerCase() + says.slice(1);
   switch (e.keyword) {
     case 'required':
-      return error(`${at}/${escapePointerToken(String(p.missingProperty))}`, `The documentation promises “${String(p.missingProperty)}”; the answer omits it.`);
+      return error(`${at}/${escapePointerToken(String(p.missingProperty))}`, `${says} promises “${String(p.missingProperty)}”; the answer omits it.`);
     case 'type':
-      return error(at, `The documentation says ${typeList(p.type)} here; the answer has ${kindOf(e.data)}${e.data === null || typeof e.data === 'object' ? '' : ` (${shown(e.data)})`}.`);
+      return error(at, `${says} says ${typeList(p.type)} here; the answer has ${kindOf(e.data)}${e.data === null || typeof e.data === 'object' ? '' : ` (${shown(e.data)})`}.`);
     case 'enum':
-      return error(at, `The documentation allows only ${(p.allowedValues as unknown[]).map(shown).join(', ')}; the answer has ${shown(e.data)}.`);
+      return referenceCode(e) ?? error(at, `${says} allows only ${(p.allowedValues as unknown[]).map(shown).join(', ')}; the answer has ${shown(e.data)}.`);
     case 'const':
-      return error(at, `The documentation allows only ${shown(p.allowedValue)}; the answer has ${shown(e.data)}.`);
+      return error(at, `${says} allows only ${shown(p.allowedValue)}; the answer has ${shown(e.data)}.`);
     case 'format':
-      return error(at, `The documentation says a ${String(p.format)}; the answer has ${shown(e.data)}, which is not one.`);
+      return error(at, `${says} says a ${String(p.format)}; the answer has ${shown(e.data)}, which is not one.`);
     case 'additionalProperties':
-      return error(`${at}/${escapePointerToken(String(p.additionalProperty))}`, `“${String(p.additionalProperty)}” is not in the public schema, which allows no other properties here.`);
+      return error(`${at}/${escapePointerToken(String(p.additionalProperty))}`, `“${String(p.additionalProperty)}” is not in ${source.schema}, which allows no other properties here.`);
     case 'anyOf':
     case 'oneOf':
-      return error(at, Array.isArray(p.passingSchemas) ? 'The answer fits more than one of the shapes the documentation allows here, where it must fit exactly one.' : 'The answer fits none of the shapes the documentation allows here.');
+      return error(at, Array.isArray(p.passingSchemas) ? `The answer fits more than one of the shapes ${lower} allows here, where it must fit exactly one.` : `The answer fits none of the shapes ${lower} allows here.`);
     default:
-      return error(at, `The documentation says this ${e.message ?? 'is different'}; the answer has ${shown(e.data)}.`);
+      return error(at, `${says} says this ${e.message ?? 'is different'}; the answer has ${shown(e.data)}.`);
   }
 }
 
@@ -67,14 +95,14 @@ function sentence(e: ErrorObject): Difference {
  * Ajv's errors as differences. The errors inside a failed `anyOf`/`oneOf` are one per branch
  * tried, which reads as noise: only the "fits none" line is kept for them.
  */
-export function describeErrors(errors: readonly ErrorObject[]): Difference[] {
+export function describeErrors(errors: readonly ErrorObject[], source: Source = PUBLIC_SPEC): Difference[] {
   const alternatives = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => `${e.schemaPath}/`);
   // An `if` error only says "must match the else schema", whose own errors follow: it is how
   // `nullable` is compiled (openapi.ts), not something the answer did.
   const kept = errors.filter((e) => e.keyword !== 'if' && !alternatives.some((prefix) => e.schemaPath.startsWith(prefix)));
   const seen = new Set<string>();
   const out: Difference[] = [];
-  for (const d of kept.map(sentence)) {
+  for (const d of kept.map((e) => sentence(e, source))) {
     const key = `${d.pointer}\n${d.text}`;
     if (!seen.has(key)) out.push(d);
     seen.add(key);
@@ -131,7 +159,7 @@ function shapeOf(doc: SpecDoc, schema: Json, shape: ObjectShape, seen: Set<JsonO
  * allOf/anyOf/oneOf counts as documented: the lens flags what no documentation mentions,
  * and leaves "which branch" to Ajv.
  */
-export function undocumented(doc: SpecDoc, schema: Json, value: unknown, pointer = ''): Difference[] {
+export function undocumented(doc: SpecDoc, schema: Json, value: unknown, pointer = '', source: Source = PUBLIC_SPEC): Difference[] {
   if (typeof value !== 'object' || value === null) return [];
   const shape: ObjectShape = { properties: new Map(), required: new Set(), patterns: [], open: false, closed: false, items: [] };
   shapeOf(doc, schema, shape, new Set());
@@ -139,7 +167,7 @@ export function undocumented(doc: SpecDoc, schema: Json, value: unknown, pointer
   if (Array.isArray(value)) {
     if (shape.items.length === 0) return notes;
     value.forEach((item, i) => {
-      for (const sub of shape.items.slice(0, 1)) notes.push(...undocumented(doc, sub, item, `${pointer}/${i}`));
+      for (const sub of shape.items.slice(0, 1)) notes.push(...undocumented(doc, sub, item, `${pointer}/${i}`, source));
     });
     return notes;
   }
@@ -148,9 +176,9 @@ export function undocumented(doc: SpecDoc, schema: Json, value: unknown, pointer
   for (const [name, member] of Object.entries(value as Record<string, unknown>)) {
     const at = `${pointer}/${escapePointerToken(name)}`;
     const subs = shape.properties.get(name);
-    if (subs) notes.push(...undocumented(doc, subs[0]!, member, at));
+    if (subs) notes.push(...undocumented(doc, subs[0]!, member, at, source));
     else if (describesMembers && !shape.required.has(name) && !shape.open && !shape.closed && !shape.patterns.some((re) => re.test(name))) {
-      notes.push({ pointer: at, text: `“${name}” is not in the public schema: the documentation does not describe it.`, severity: 'note', undocumented: true });
+      notes.push({ pointer: at, text: `“${name}” is not in ${source.schema}: ${source.describer} does not describe it.`, severity: 'note', undocumented: true });
     }
   }
   return notes;

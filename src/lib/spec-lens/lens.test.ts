@@ -290,3 +290,101 @@ describe('OpenAPI 3.0 schemas Ajv cannot read as they are', () => {
     expect(check({ when: null })).toEqual(['error /example The documentation promises “example”; the answer omits it.']);
   });
 });
+
+describe('codes the reference service adds to the public list', () => {
+  // Copied from the reference service: a wait run of expense-filer, which pauses for approvals.
+  const durableRequired = {
+    type: 'https://developers.glean.com/errors/durable-run-required',
+    title: 'Durable Run Required',
+    status: 409,
+    detail: 'Agent expense-filer pauses for tool approvals, which only a durable run can wait for: run it with POST /api/agents/expense-filer/runs and "execution_mode": "DURABLE".',
+    code: 'durable_run_required',
+    request_id: 'req_10021fe51250d9a5',
+    documentation_url: 'https://developers.glean.com/errors/durable-run-required',
+    errors: [{ pointer: '/execution_mode', detail: 'Must be DURABLE for this agent.' }],
+  };
+
+  it('marks durable_run_required as the reference service’s own code, not a difference from the public spec, and the badge says so', () => {
+    const result = lens.checkAnswer(answer('POST', '/api/agents/expense-filer/runs', 409, 'application/problem+json', durableRequired));
+    expect(differences(result)).toEqual([
+      'note /code “durable_run_required” is the reference service’s own code, which the public spec does not list: a stream or wait run of an agent that pauses for tool approvals, which only a durable run can wait for.',
+    ]);
+    expect(summarize(result, 'this operation', { inError: true })).toEqual({ tone: 'neutral', label: 'error body as documented · 1 reference-service code' });
+  });
+
+  it('a code nobody lists is still a difference', () => {
+    const result = lens.checkAnswer(answer('POST', '/api/agents/expense-filer/runs', 409, 'application/problem+json', { ...durableRequired, code: 'approval_needed' }));
+    expect(summarize(result, 'this operation', { inError: true })).toEqual({ tone: 'differs', label: '1 difference' });
+  });
+});
+
+describe('durable runs, checked against the official client’s models', () => {
+  // Copied from the reference service: an expense-filer durable run created, read while it waits, refused a stale decision, cancelled.
+  const run = {
+    run_id: 'run_66177ec2a3196c558d442adb',
+    agent_id: 'expense-filer',
+    state: 'REQUIRES_INPUT',
+    created_at: '2026-11-26T00:39:02.407Z',
+    updated_at: '2026-11-26T00:39:03.019Z',
+    pending_interactions: [
+      {
+        interaction_id: 'int_4bad9980af49c5fd7a32d607',
+        type: 'TOOL_APPROVAL',
+        tool_id: 'finance.submit_expense_report',
+        display_name: 'Submit expense report',
+        description: 'Files the expense report in the finance system on your behalf and notifies your manager.',
+        arguments: { report_id: 'EXP-1042', amount: 412.6, currency: 'EUR', approver: 'manager@example.com', receipts: ['taxi.pdf', 'hotel.pdf', 'dinner.pdf'] },
+        expires_at: '2026-11-27T00:39:03.019Z',
+      },
+    ],
+    output: { messages: [{ role: 'GLEAN_AI', content: [{ type: 'text', text: 'Drafted expense report EXP-1042. Submitting it needs your approval.' }] }] },
+  };
+  const created = { run: { ...run, state: 'QUEUED', pending_interactions: [], output: { messages: [] }, expires_at: '2026-11-26T01:09:02.407Z' }, request_id: 'req_40b39c32e951c4fc' };
+  const read = { run, request_id: 'req_21c92a7c11ddaff4' };
+  const cancelled = { run: { ...run, state: 'CANCELLED', pending_interactions: [] }, request_id: 'req_6e6a5006194f8aa5' };
+  const stale = {
+    type: 'https://developers.glean.com/errors/conflict',
+    title: 'Conflict',
+    status: 409,
+    detail: 'Interaction(s) nope are not pending on run run_66177ec2a3196c558d442adb.',
+    code: 'conflict',
+    request_id: 'req_2a3565966ba4cab4',
+    documentation_url: 'https://developers.glean.com/errors/conflict',
+    reason: 'not_pending',
+  };
+  const base = '/api/agents/expense-filer';
+
+  it.each([
+    ['the create answer', answer('POST', `${base}/runs`, 201, 'application/json', created), 'POST /api/agents/{agent_id}/runs → 201'],
+    ['a read', answer('GET', `http://127.0.0.1:5173${base}/runs/${run.run_id}`, 200, 'application/json', read), 'GET /api/agents/{agent_id}/runs/{run_id} → 200'],
+    ['the cancellation', answer('POST', `${base}/cancellations`, 200, 'application/json', cancelled), 'POST /api/agents/{agent_id}/cancellations → 200'],
+    ['a decision', answer('POST', `${base}/responses`, 200, 'application/json', cancelled), 'POST /api/agents/{agent_id}/responses → 200'],
+  ])('%s matches the client’s PlatformAgentRunResponse, and the badge says which models it was checked against', (_, a, operation) => {
+    const result = lens.checkAnswer(a);
+    expect(differences(result)).toEqual([]);
+    expect(result.kind === 'checked' && result.against).toBe(`${operation} application/json, model PlatformAgentRunResponse of the official client @gleanwork/api-client 0.20.15 (client-models; the public spec has no schema for it)`);
+    expect(summarize(result, 'this operation')).toEqual({ tone: 'match', label: 'matches the official client’s model' });
+  });
+
+  it('a refused decision is checked against the client’s problem model', () => {
+    const result = lens.checkAnswer(answer('POST', `${base}/responses`, 409, 'application/problem+json', stale));
+    expect(differences(result)).toEqual(['note /reason “reason” is not in the official client’s model: the client does not describe it.']);
+    expect(result.kind === 'checked' && result.against).toMatch(/^POST \/api\/agents\/\{agent_id\}\/responses → 409 application\/problem\+json, model PlatformProblemDetail of the official client /);
+  });
+
+  it('a read that breaks the model says where', () => {
+    const { state: _, ...stateless } = run;
+    const result = lens.checkAnswer(answer('GET', `${base}/runs/${run.run_id}`, 200, 'application/json', { run: { ...stateless, pending_interactions: 'none' }, request_id: 7 }));
+    expect(differences(result)).toEqual([
+      'error /run/state The client’s model promises “state”; the answer omits it.',
+      'error /run/pending_interactions The client’s model says an array here; the answer has a string ("none").',
+      'error /request_id The client’s model says a string here; the answer has an integer (7).',
+    ]);
+    expect(summarize(result, 'this operation')).toEqual({ tone: 'differs', label: '3 differences' });
+  });
+
+  it('the create answer of a stream or wait run is still the public spec’s', () => {
+    const result = lens.checkAnswer(REAL[8]![1]);
+    expect(result.kind === 'checked' && result.against).toMatch(/\(platform\.json\)$/);
+  });
+});

@@ -6,9 +6,10 @@
  * (src/service/spec-validators.ts): the page's policy forbids compiling code in the page.
  */
 import type { ErrorObject } from 'ajv';
-import { describeErrors, undocumented, type Difference } from './differences';
-import { isObject, LENS_SPECS, type Json, type NamedSpec, type SpecDoc } from '../../contract/openapi';
-import { essenceOf, findMedia, findOperation, findResponse, isJsonType, type OperationMatch } from './operations';
+import { CLIENT_MODEL, describeErrors, PUBLIC_SPEC, undocumented, type Difference } from './differences';
+import { CLIENT_MODELS, clientModelsNamedSpec, clientOf } from '../../contract/client-models';
+import { fileOf, isObject, LENS_SPECS, type Json, type JsonObject, type NamedSpec, type SpecDoc } from '../../contract/openapi';
+import { essenceOf, findMedia, findOperation, findOperations, findResponse, isJsonType, type OperationMatch, type ResponseMatch } from './operations';
 
 export type { Difference } from './differences';
 
@@ -17,6 +18,8 @@ export type LensResult =
       kind: 'checked';
       /** What the answer was checked against, for the reader. */
       against: string;
+      /** The vendor's public spec, or (for what it does not describe yet) the official client's models. */
+      source: 'public-spec' | 'client-models';
       /** Errors and notes, errors first. */
       differences: Difference[];
     }
@@ -79,37 +82,54 @@ export class SpecLens {
   private validate(spec: NamedSpec, key: string, schema: Json, value: unknown): Difference[] {
     const fn = this.validators[spec.name]?.[key];
     // Every schema of the vendored spec is compiled at build time; a miss is a build that did not.
-    if (!fn) return [error('', `The console was built without a validator for ${spec.name}.json ${key}; it cannot check this answer.`)];
-    const errors = fn(value) ? [] : describeErrors(fn.errors ?? []);
-    return [...errors, ...undocumented(spec.doc, schema, value)];
+    if (!fn) return [error('', `The console was built without a validator for ${fileOf(spec)} ${key}; it cannot check this answer.`)];
+    const source = spec.name === CLIENT_MODELS ? CLIENT_MODEL : PUBLIC_SPEC;
+    const errors = fn(value) ? [] : describeErrors(fn.errors ?? [], source);
+    return [...errors, ...undocumented(spec.doc, schema, value, '', source)];
   }
 
-  /** Checks a JSON answer against the documented response of its operation and status. */
+  /**
+   * Checks a JSON answer against the documented response of its operation and status: in the
+   * public spec, else (a durable run's answers, which the cut does not describe yet) in the
+   * official client's models.
+   */
   checkAnswer(answer: LensAnswer): LensResult {
-    const lookup = findOperation(this.specs, answer.method, answer.url);
-    if (!lookup.found) return none(lookup.reason);
-    const op = lookup.found;
-    const response = findResponse(op, answer.status);
-    if (!response) return none(`${op.spec.name}.json lists no ${answer.status} answer for ${operationName(op)}.`);
+    const lookup = findOperations(this.specs, answer.method, answer.url);
+    const first = lookup.found[0];
+    if (!first) return none(lookup.reason);
+    let described: { op: OperationMatch; response: ResponseMatch } | undefined;
+    for (const op of lookup.found) {
+      const response = findResponse(op, answer.status);
+      if (response) {
+        described = { op, response };
+        break;
+      }
+    }
+    if (!described) return none(`${fileOf(first.spec)} lists no ${answer.status} answer for ${operationName(first)}.`);
+    const { op, response } = described;
     const media = findMedia(op, response, answer.contentType, 'json');
-    if (!media) return none(`${op.spec.name}.json lists ${response.statusKey} for ${operationName(op)} but publishes no JSON body for it.`);
+    if (!media) return none(`${fileOf(op.spec)} lists ${response.statusKey} for ${operationName(op)} but publishes no JSON body for it.`);
     const name = schemaName(media.schema);
-    const against = `${operationName(op)} → ${response.statusKey} ${media.mediaType}${name ? `, schema ${name}` : ''} (${op.spec.name}.json)`;
+    const byClient = op.spec.name === CLIENT_MODELS;
+    const source = byClient ? 'client-models' : 'public-spec';
+    const against = byClient
+      ? `${operationName(op)} → ${response.statusKey} ${media.mediaType}, model ${name ?? 'of the run'} of the official client ${clientOf(op.spec.doc)} (client-models; the public spec has no schema for it)`
+      : `${operationName(op)} → ${response.statusKey} ${media.mediaType}${name ? `, schema ${name}` : ''} (${fileOf(op.spec)})`;
     const notes: Difference[] = [];
     const essence = essenceOf(answer.contentType);
     if (media.mismatch) {
       const sentence = `The documentation says the answer is ${media.mismatch}; it came as ${essence}.`;
-      if (!isJsonType(essence)) return { kind: 'checked', against, differences: [error('', `${sentence} It is not JSON.`)] };
+      if (!isJsonType(essence)) return { kind: 'checked', against, source, differences: [error('', `${sentence} It is not JSON.`)] };
       notes.push({ pointer: '', text: sentence, severity: 'note' });
     }
-    if (answer.body.trim() === '') return { kind: 'checked', against, differences: [error('', 'The documentation promises a body; the answer is empty.')] };
+    if (answer.body.trim() === '') return { kind: 'checked', against, source, differences: [error('', 'The documentation promises a body; the answer is empty.')] };
     let value: unknown;
     try {
       value = JSON.parse(answer.body);
     } catch {
-      return { kind: 'checked', against, differences: [error('', 'The documentation promises JSON; the answer is not valid JSON.')] };
+      return { kind: 'checked', against, source, differences: [error('', 'The documentation promises JSON; the answer is not valid JSON.')] };
     }
-    return { kind: 'checked', against, differences: order([...this.validate(op.spec, media.pointer, media.schema, value), ...notes]) };
+    return { kind: 'checked', against, source, differences: order([...this.validate(op.spec, media.pointer, media.schema, value), ...notes]) };
   }
 
   /** Checks the data of one event of a stream against the schema the documentation gives that event, if it gives one. */
@@ -119,23 +139,23 @@ export class SpecLens {
     const op = lookup.found;
     const response = findResponse(op, stream.status ?? 200);
     const media = response && findMedia(op, response, 'text/event-stream', 'event-stream');
-    if (!media) return none(`${op.spec.name}.json does not document ${operationName(op)} as an event stream.`);
+    if (!media) return none(`${fileOf(op.spec)} does not document ${operationName(op)} as an event stream.`);
     const { mentioned, dataSchemas } = documentedEvents(media.schema);
     const named = dataSchemas.get(event);
     const schema = named ? op.spec.doc.components?.schemas?.[named] : undefined;
     if (!named || !schema) {
-      if (named) return none(`No public schema for event “${event}”: ${op.spec.name}.json names its data ${named} but does not define that schema.`);
-      if (mentioned.has(event)) return none(`No public schema for event “${event}”: ${op.spec.name}.json names the event for ${operationName(op)} but publishes no schema for its data.`);
-      return none(`No public schema for event “${event}”: ${op.spec.name}.json does not mention this event for ${operationName(op)}.`);
+      if (named) return none(`No public schema for event “${event}”: ${fileOf(op.spec)} names its data ${named} but does not define that schema.`);
+      if (mentioned.has(event)) return none(`No public schema for event “${event}”: ${fileOf(op.spec)} names the event for ${operationName(op)} but publishes no schema for its data.`);
+      return none(`No public schema for event “${event}”: ${fileOf(op.spec)} does not mention this event for ${operationName(op)}.`);
     }
-    const against = `event “${event}” of ${operationName(op)}, schema ${named} (${op.spec.name}.json)`;
+    const against = `event “${event}” of ${operationName(op)}, schema ${named} (${fileOf(op.spec)})`;
     let value: unknown;
     try {
       value = JSON.parse(data);
     } catch {
-      return { kind: 'checked', against, differences: [error('', 'The documentation gives this event a JSON schema; its data is not valid JSON.')] };
+      return { kind: 'checked', against, source: 'public-spec', differences: [error('', 'The documentation gives this event a JSON schema; its data is not valid JSON.')] };
     }
-    return { kind: 'checked', against, differences: order(this.validate(op.spec, `#/components/schemas/${named}`, { $ref: `#/components/schemas/${named}` }, value)) };
+    return { kind: 'checked', against, source: 'public-spec', differences: order(this.validate(op.spec, `#/components/schemas/${named}`, { $ref: `#/components/schemas/${named}` }, value)) };
   }
 }
 
@@ -149,12 +169,13 @@ export function loadLens(): Promise<SpecLens> {
     import('../../contract/spec/indexing.json'),
     import('../../contract/spec/client_rest.json'),
     import('../../contract/spec/platform.json'),
+    import('../../contract/spec/client-models/durable-runs.schema.json'),
     import('virtual:spec-lens-validators'),
   ]).then(
-    ([indexing, clientRest, platform, { validators }]) => {
+    ([indexing, clientRest, platform, clientModels, { validators }]) => {
       const docs: Record<(typeof LENS_SPECS)[number], unknown> = { indexing: indexing.default, client_rest: clientRest.default, platform: platform.default };
       return new SpecLens(
-        LENS_SPECS.map((name) => ({ name, doc: docs[name] as SpecDoc })),
+        [...LENS_SPECS.map((name) => ({ name, doc: docs[name] as SpecDoc })), clientModelsNamedSpec(clientModels.default as unknown as JsonObject)],
         validators,
       );
     },

@@ -3,7 +3,7 @@
  * the public spec that documents it: the operation, the response, the media type and its
  * schema.
  */
-import { deref, isObject, responseMediaPointer, type Json, type JsonObject, type NamedSpec } from '../../contract/openapi';
+import { deref, fileOf, isObject, responseMediaPointer, type Json, type JsonObject, type NamedSpec } from '../../contract/openapi';
 
 export interface OperationMatch {
   spec: NamedSpec;
@@ -56,27 +56,47 @@ const literalSegments = (template: string) => template.split('/').filter((s) => 
  * (`/agents/search` over `/agents/{agent_id}`).
  */
 export function findOperation(specs: readonly NamedSpec[], method: string, url: string): OperationLookup {
+  const { found, reason } = findOperations(specs, method, url);
+  return found[0] ? { found: found[0] } : { found: undefined, reason };
+}
+
+/**
+ * Each spec's operation for `method url` (its best fit, as findOperation chooses), in the
+ * order findOperation tries them: where the first lacks an answer another describes (a status
+ * the public cut does not list, that the client's models do), the caller goes on to the next.
+ */
+export function findOperations(specs: readonly NamedSpec[], method: string, url: string): { found: OperationMatch[]; reason: string } {
   const path = pathnameOf(url);
   const verb = method.toUpperCase();
   const byBase = [...specs].sort((a, b) => b.doc['x-base-path'].length - a.doc['x-base-path'].length);
+  const found: OperationMatch[] = [];
   let pathOnly: string | undefined;
   for (const spec of byBase) {
-    const base = spec.doc['x-base-path'].replace(/\/+$/, '');
-    for (let at = path.indexOf(`${base}/`); at !== -1; at = path.indexOf(`${base}/`, at + 1)) {
-      const rest = path.slice(at + base.length);
-      const fits = Object.keys(spec.doc.paths)
-        .map((template) => ({ template, params: matchTemplate(template, rest) }))
-        .filter((m): m is { template: string; params: Record<string, string> } => m.params !== undefined)
-        .sort((a, b) => literalSegments(b.template) - literalSegments(a.template));
-      for (const fit of fits) {
-        const item = spec.doc.paths[fit.template]!;
-        const operation = Object.entries(item).find(([m]) => METHODS.has(m) && m.toUpperCase() === verb)?.[1];
-        if (operation) return { found: { spec, method: verb, template: fit.template, params: fit.params, operation } };
-        pathOnly ??= `${spec.name}.json documents ${base}${fit.template}, but not for ${verb}.`;
-      }
+    const one = findIn(spec, verb, path);
+    if ('match' in one) found.push(one.match);
+    else pathOnly ??= one.pathOnly;
+  }
+  return { found, reason: pathOnly ?? `The public spec documents no operation at ${path}.` };
+}
+
+/** One spec's operation for `verb path`, or why not (a path it documents for other methods). */
+function findIn(spec: NamedSpec, verb: string, path: string): { match: OperationMatch } | { pathOnly?: string } {
+  const base = spec.doc['x-base-path'].replace(/\/+$/, '');
+  let pathOnly: string | undefined;
+  for (let at = path.indexOf(`${base}/`); at !== -1; at = path.indexOf(`${base}/`, at + 1)) {
+    const rest = path.slice(at + base.length);
+    const fits = Object.keys(spec.doc.paths)
+      .map((template) => ({ template, params: matchTemplate(template, rest) }))
+      .filter((m): m is { template: string; params: Record<string, string> } => m.params !== undefined)
+      .sort((a, b) => literalSegments(b.template) - literalSegments(a.template));
+    for (const fit of fits) {
+      const item = spec.doc.paths[fit.template]!;
+      const operation = Object.entries(item).find(([m]) => METHODS.has(m) && m.toUpperCase() === verb)?.[1];
+      if (operation) return { match: { spec, method: verb, template: fit.template, params: fit.params, operation } };
+      pathOnly ??= `${fileOf(spec)} documents ${base}${fit.template}, but not for ${verb}.`;
     }
   }
-  return { found: undefined, reason: pathOnly ?? `The public spec documents no operation at ${path}.` };
+  return { pathOnly };
 }
 
 /** `application/problem+json; charset=utf-8` → `application/problem+json`. */

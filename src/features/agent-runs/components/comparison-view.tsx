@@ -2,7 +2,8 @@ import { useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useState, useSyncExternalStore } from 'react';
 import { Link } from 'react-router';
 import { SpecBadge } from '../../../components/spec-badge';
-import { useConnection } from '../../../lib/connection';
+import { useConnection, type ActiveConnection } from '../../../lib/connection';
+import { agentQueryOptions } from '../api/get-agent';
 import { download, exportFileName } from '../../../lib/download';
 import { formatCount } from '../../../lib/format';
 import { summarize } from '../../../lib/spec-lens/summary';
@@ -153,15 +154,27 @@ function Verdict({ side, events, result }: { side: Side; events: readonly Timeli
   return <p className="spec-badge spec-none">Not checked here{entry.runId ? ': the run’s own page checks each read of it.' : '.'}</p>;
 }
 
-function SideHead({ side, name, profileId }: { side: Side; name: string; profileId: string }) {
+/**
+ * The agent's name as the run recorded it, else as the instance names it now (a run sent to an
+ * agent by its id, as "Run on both" does for B, records no name), else its id: both sides are
+ * titled the same way.
+ */
+function useAgentName(request: HistoryEntry['request'], connection: ActiveConnection): string {
+  const named = request.agentName !== undefined;
+  const agent = useQuery({ ...agentQueryOptions(connection, request.flavour, request.agentId), enabled: !named && !connection.problem });
+  return request.agentName ?? agent.data?.name ?? request.agentId;
+}
+
+function SideHead({ side, name, connection }: { side: Side; name: string; connection: ActiveConnection }) {
   const { entry } = side;
   const r = entry.request;
+  const agentName = useAgentName(r, connection);
   // A durable run can be read only with the token that started it: its page reads with the current profile's.
-  const elsewhere = entry.target.profileId !== undefined && entry.target.profileId !== profileId;
+  const elsewhere = entry.target.profileId !== undefined && entry.target.profileId !== connection.profileId;
   return (
     <header>
       <h3>
-        {name}: {r.agentName ?? r.agentId}
+        {name}: {agentName}
       </h3>
       <p className="muted">
         {r.flavour === 'legacy' ? 'legacy API' : 'current API'}, {r.mode} · profile {entry.target.profileLabel} ·{' '}
@@ -234,10 +247,10 @@ export function ComparisonView({ ids }: { ids: readonly [string, string] }) {
     );
   }
   const live = store.inFlight().filter((r) => r.id === idA || r.id === idB);
-  return <Comparison profileId={connection.profileId} a={{ entry: entryA, record: store.forEntry(idA) }} b={{ entry: entryB, record: store.forEntry(idB) }} onStop={live.length ? () => live.forEach((r) => store.stop(r.id)) : undefined} />;
+  return <Comparison connection={connection} a={{ entry: entryA, record: store.forEntry(idA) }} b={{ entry: entryB, record: store.forEntry(idB) }} onStop={live.length ? () => live.forEach((r) => store.stop(r.id)) : undefined} />;
 }
 
-function Comparison({ a, b, onStop, profileId }: { a: Side; b: Side; onStop?(): void; profileId: string }) {
+function Comparison({ a, b, onStop, connection }: { a: Side; b: Side; onStop?(): void; connection: ActiveConnection }) {
   const da = useDetails(a);
   const db = useDetails(b);
   const eventsOf = (s: Side, d: typeof da) => s.record?.log?.events ?? d.data?.events ?? (d.data && s.entry.eventCount === 0 ? [] : undefined);
@@ -308,7 +321,7 @@ function Comparison({ a, b, onStop, profileId }: { a: Side; b: Side; onStop?(): 
           ['B', b, eb, db.data?.result, 'b'],
         ] as const).map(([name, side, events, result, key]) => (
           <section key={key} aria-label={`Run ${name}`} className="compare-side">
-            <SideHead side={side} name={name} profileId={profileId} />
+            <SideHead side={side} name={name} connection={connection} />
             <Verdict side={side} events={events} result={result} />
             <h4>Answer</h4>
             {diff ? <DiffText diff={diff} side={key} label={`Answer of ${name}`} /> : <pre className="diff-text">{(key === 'a' ? ra : rb).transcript || '(nothing yet)'}</pre>}
@@ -317,7 +330,7 @@ function Comparison({ a, b, onStop, profileId }: { a: Side; b: Side; onStop?(): 
       </div>
 
       <h2>Figures</h2>
-      <table className="compare-table">
+      <table className="compare-table compare-figures">
         <thead>
           <tr>
             <th scope="col">Figure</th>

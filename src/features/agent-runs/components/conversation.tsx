@@ -34,8 +34,11 @@ function replyBlockedWhy(last: Thread['turns'][number], sendBlocked: string | un
  * current profile. The parent keys this by the thread, so the branch shown and a draft do not
  * carry over to another.
  */
-export function Conversation({ threadId, connection, start, onRunAsDurable }: {
+export function Conversation({ threadId, leafId, onLeaf, connection, start, onRunAsDurable }: {
   threadId: string;
+  /** The leaf turn of the branch shown (the newest turn when undefined); the page holds it, since the run's head tells that turn's run. */
+  leafId: string | undefined;
+  onLeaf(leafId: string | undefined): void;
   connection: ActiveConnection;
   /** Sends a run; answers whether it started. */
   start(request: RunRequest): boolean;
@@ -46,7 +49,6 @@ export function Conversation({ threadId, connection, start, onRunAsDurable }: {
   const thread = threadsOf(held.entries)[0];
   // A conversation on screen is never let go by history's retention.
   useKeepOnScreen(threadId);
-  const [leafId, setLeafId] = useState<string | undefined>();
   const [continuing, setContinuing] = useState(false);
   if (!thread) {
     if (!held.isSuccess) return <p role="status">Reading the conversation from history…</p>;
@@ -68,7 +70,7 @@ export function Conversation({ threadId, connection, start, onRunAsDurable }: {
   const sent = (request: RunRequest) => {
     const ok = start(request);
     // The new turn is the newest: the branch it is on is shown.
-    if (ok) setLeafId(undefined);
+    if (ok) onLeaf(undefined);
     return ok;
   };
   const agentName = thread.agentName ?? thread.agentId;
@@ -84,7 +86,7 @@ export function Conversation({ threadId, connection, start, onRunAsDurable }: {
       <ThreadView
         thread={thread}
         leafId={leafId}
-        onLeaf={setLeafId}
+        onLeaf={onLeaf}
         actions={{
           profileId: connection.profileId,
           canSend: sendBlocked === undefined,

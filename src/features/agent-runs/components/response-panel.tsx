@@ -39,8 +39,10 @@ function RunIdentity({ run }: { run: RunRecord }) {
  * (the one in flight, or the last one) answered, whatever its kind. Run submits the request
  * side's form. Everything shown of a run is keyed by the run, so nothing opened in one shows in the next.
  */
-export function ResponsePanel({ run, idleText, body, formId, runLabel, canRun, cannotRunWhy, onStop, onRunAsDurable, statusRef }: {
+export function ResponsePanel({ run, stoppable = false, idleText, body, formId, runLabel, canRun, cannotRunWhy, onStop, onRunAsDurable, statusRef }: {
   run: RunRecord | undefined;
+  /** A run is in flight, whether or not it is the one shown (a conversation's other branch): Stop stops it. */
+  stoppable?: boolean;
   /** The status said when no run is held (a conversation opened from history). */
   idleText?: string;
   /** What to show instead of the run's own body (a conversation, whose turns show their runs). */
@@ -55,7 +57,7 @@ export function ResponsePanel({ run, idleText, body, formId, runLabel, canRun, c
   statusRef: Ref<HTMLSpanElement>;
 }) {
   const status = run?.state.status ?? 'idle';
-  const inFlight = isInFlight(status);
+  const canStop = isInFlight(status) || stoppable;
   const metrics = run && metricsOf(run);
   return (
     <section className="run-output" id="run-output" aria-labelledby="output-heading">
@@ -73,12 +75,12 @@ export function ResponsePanel({ run, idleText, body, formId, runLabel, canRun, c
           <button type="submit" form={formId} className="primary" disabled={!canRun} aria-keyshortcuts="Control+Enter Meta+Enter">
             {runLabel}
           </button>
-          <button type="button" onClick={onStop} disabled={!inFlight} aria-keyshortcuts="Escape">
+          <button type="button" onClick={onStop} disabled={!canStop} aria-keyshortcuts="Escape">
             Stop
           </button>
           {/* Keyboard advice is no use on a touch screen, where this bar is sticky and every line costs the answer room. */}
-          <span className={cannotRunWhy || inFlight ? 'hint' : 'hint keyboard-hint'}>
-            {cannotRunWhy ?? (inFlight ? 'Stop (or Escape) closes this browser’s side; the run is not sent again.' : 'Ctrl+Enter (⌘+Enter) runs from anywhere in the request.')}
+          <span className={cannotRunWhy || canStop ? 'hint' : 'hint keyboard-hint'}>
+            {cannotRunWhy ?? (canStop ? 'Stop (or Escape) closes this browser’s side; the run is not sent again.' : 'Ctrl+Enter (⌘+Enter) runs from anywhere in the request.')}
           </span>
         </div>
       </div>

@@ -103,6 +103,27 @@ it('the keyboard moves through the run in time and Enter opens the event, as the
   expect(document.querySelector('.event-detail')!.getAttribute('aria-label')).toBe('Event 5');
 });
 
+it('Page Down and the down arrow move the chart to later events, as they move the timeline down to later rows', async () => {
+  const user = userEvent.setup();
+  // 101 events, one every 10 ms: a tenth of the axis (100 ms) is ten events.
+  const log = logWith(Array.from({ length: 101 }, (_, i) => i * 10));
+  render(<StreamOutput log={log} state={done} durationMs={1_000} />);
+  const slider = screen.getByRole('slider', { name: /Over time: the run's events in time/ });
+  slider.focus();
+  await user.keyboard('{Home}{PageDown}');
+  expect(slider.getAttribute('aria-valuenow')).toBe('11');
+  await user.keyboard('{ArrowDown}');
+  expect(slider.getAttribute('aria-valuenow')).toBe('12');
+  await user.keyboard('{ArrowUp}{PageUp}');
+  expect(slider.getAttribute('aria-valuenow')).toBe('1');
+  // The timeline below: Page Down moves to later rows too.
+  const timeline = screen.getByLabelText('101 events');
+  timeline.focus();
+  await user.keyboard('{Home}{PageDown}');
+  const active = document.getElementById(timeline.getAttribute('aria-activedescendant')!)!;
+  expect(Number(/^(\d+)\. /.exec(active.getAttribute('aria-label')!)![1])).toBeGreaterThan(1);
+});
+
 it('opening the same event from the chart a second time brings it into view again', async () => {
   const user = userEvent.setup();
   const log = logWith(Array.from({ length: 300 }, (_, i) => 10 + i * 10));

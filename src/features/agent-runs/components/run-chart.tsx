@@ -76,6 +76,7 @@ export function StreamChart({ events, durationMs, domainMs, label, onPick }: {
     : `First event after ${v.firstEventMs === undefined ? '–' : `${formatCount(v.firstEventMs)} ms`} · ${formatBytes(v.bytes)} in all`;
   // The keyboard moves through the run in time as the pointer does: an arrow a hundredth of
   // the axis (at least one event), Page Up/Down a tenth, Home and End the first and last event.
+  // Down and Page Down go to later events, as they go to later rows in the timeline below.
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
     if (events.length === 0 || e.altKey || e.ctrlKey || e.metaKey) return;
     const from = hover ?? 0;
@@ -85,11 +86,11 @@ export function StreamChart({ events, durationMs, domainMs, label, onPick }: {
     };
     const next: Record<string, () => number> = {
       ArrowRight: () => step(1),
-      ArrowUp: () => step(1),
+      ArrowDown: () => step(1),
       ArrowLeft: () => step(-1),
-      ArrowDown: () => step(-1),
-      PageUp: () => step(10),
-      PageDown: () => step(-10),
+      ArrowUp: () => step(-1),
+      PageDown: () => step(10),
+      PageUp: () => step(-10),
       Home: () => 0,
       End: () => events.length - 1,
     };

@@ -2,6 +2,7 @@ import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
 import { useLocation, useNavigate, useParams } from 'react-router';
 import { useConnection, useConnections } from '../../../lib/connection';
 import { NARROW } from '../../../lib/use-media-query';
+import { usePageEscape } from '../../../lib/use-page-escape';
 import { Conversation } from '../components/conversation';
 import { HistoryPanel } from '../components/history-panel';
 import { OpenRunById } from '../components/open-run-by-id';
@@ -62,6 +63,16 @@ export function RunsPage() {
   const [moving, setMoving] = useState<{ from: string; threadId: string }>();
   const movingTo = moving?.from === location.key ? moving.threadId : undefined;
   const threadId = movingTo ?? routeThreadId ?? latest?.request.thread?.id;
+  // Its branch shown, by the branch's leaf turn (undefined: the newest turn's branch); another conversation opens at its newest.
+  const [branch, setBranch] = useState<{ threadId: string; leafId: string | undefined }>();
+  const leafId = branch && branch.threadId === threadId ? branch.leafId : undefined;
+  // The run the head tells. In a conversation, the leaf turn's of the branch shown, else its newest
+  // turn's (sent from this page, or opened from history to follow it); otherwise the last run.
+  const headRun = !threadId
+    ? latest
+    : leafId !== undefined
+      ? store.forEntry(leafId)
+      : [...runs, ...opened].find((r) => r.request.thread?.id === threadId);
   const build = (parts: RunParts): RunRequest => runRequest(settings.flavour, settings.mode, { id: agentId, name: agent.name }, parts, timeoutMsOf(settings));
   const start = (request: RunRequest): boolean => {
     const record = store.start(connection, request);
@@ -117,9 +128,11 @@ export function RunsPage() {
     e.preventDefault();
     (document.getElementById(formId) as HTMLFormElement | null)?.requestSubmit();
   };
-  const onPageKeyDown = (e: KeyboardEvent) => {
-    if (e.key === 'Escape' && !e.defaultPrevented && active) for (const r of store.inFlight()) store.stop(r.id);
-  };
+  // Escape stops the run from anywhere on the page, the connection panel and the navigation
+  // included; what uses Escape itself first (the agent list, an edited question) keeps it.
+  usePageEscape(() => {
+    for (const r of store.inFlight()) store.stop(r.id);
+  });
 
   const formReady = agentId !== '' && agent.schema !== undefined && !agent.unknown;
   const cannotRunWhy = !agentId
@@ -131,8 +144,7 @@ export function RunsPage() {
         : undefined;
 
   return (
-    // Escape stops the run from anywhere on the page; controls that use Escape themselves mark it handled.
-    <div className="runs-workspace" onKeyDown={onPageKeyDown}>
+    <div className="runs-workspace">
       <section className="request-side" aria-labelledby="runs-heading" onKeyDown={onRequestKeyDown}>
         <RequestSide
           connection={connection}
@@ -157,14 +169,17 @@ export function RunsPage() {
       </section>
       <section className="response-side" aria-label="Response">
         <ResponsePanel
-          // A conversation's newest turn held here: sent from this page, or opened from history to follow it.
-          run={threadId ? [...runs, ...opened].find((r) => r.request.thread?.id === threadId) : latest}
+          run={headRun}
+          // A run in flight on a branch not shown can still be stopped from here.
+          stoppable={active !== undefined}
           idleText={threadId ? 'Conversation from history' : undefined}
           body={
             threadId && (
               <Conversation
                 key={threadId}
                 threadId={threadId}
+                leafId={leafId}
+                onLeaf={(leaf) => setBranch({ threadId, leafId: leaf })}
                 connection={connection}
                 start={start}
                 onRunAsDurable={active ? undefined : runAsDurable}

@@ -1,0 +1,63 @@
+/**
+ * A comparison on a phone (390×844), with the console's own styles: each run titled by its
+ * agent's name, and no word broken in the middle to fit a column ("Faile/d").
+ */
+import './styles.css';
+import { cleanup, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
+import { page } from 'vitest/browser';
+import { clearHistory } from '../features/agent-runs/model/history';
+import { DEMO, freshBrowser, renderConsole, settleConsole } from './test-console';
+
+beforeAll(async () => {
+  await page.viewport(390, 844);
+});
+beforeEach(async () => {
+  await clearHistory();
+});
+afterEach(async () => {
+  await settleConsole();
+  cleanup();
+});
+
+/**
+ * The pieces of text under `root` that the browser laid out on more than one line: a word
+ * (between spaces, and after a hyphen or slash, where a line may break) cut in two.
+ */
+function brokenWords(root: Element): string[] {
+  const broken: string[] = [];
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const text = node.textContent ?? '';
+    for (const m of text.matchAll(/[^\s/-]+[/-]?/g)) {
+      const range = document.createRange();
+      range.setStart(node, m.index);
+      range.setEnd(node, m.index + m[0].length);
+      const lines = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+      if (lines.size > 1) broken.push(m[0]);
+    }
+  }
+  return broken;
+}
+
+it('on a phone, both runs are titled by their agent’s name and no word is broken to fit', async () => {
+  freshBrowser(DEMO.agents);
+  const user = userEvent.setup();
+  renderConsole('/runs/echo-assistant');
+  await user.type(await screen.findByLabelText('Message 1 text'), 'Two agents, one question about parental leave');
+  await user.click(screen.getByText(/^Run on both: compare/));
+  await user.click(screen.getByRole('radio', { name: 'to another agent' }));
+  await user.type(screen.getByLabelText('Agent id for B'), 'flaky-reporter');
+  await user.click(screen.getByRole('button', { name: 'Run on both' }));
+  await screen.findByRole('heading', { level: 1, name: 'Compare two runs' });
+  await waitFor(() => expect(screen.getByRole('status', { name: 'Verdict' }).textContent).toMatch(/The answers differ/), { timeout: 10_000 });
+
+  expect(within(screen.getByRole('region', { name: 'Run A' })).getByRole('heading', { level: 3 }).textContent).toBe('A: Echo Assistant');
+  await waitFor(() => expect(within(screen.getByRole('region', { name: 'Run B' })).getByRole('heading', { level: 3 }).textContent).toBe('B: Flaky Reporter'));
+  const comparison = document.querySelector('.comparison')!;
+  // The request bodies too, opened.
+  for (const summary of comparison.querySelectorAll('details > summary')) await user.click(summary);
+  expect(document.documentElement.scrollWidth).toBeLessThanOrEqual(window.innerWidth);
+  expect(brokenWords(comparison)).toEqual([]);
+});
