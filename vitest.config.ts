@@ -22,7 +22,10 @@ export default defineConfig({
       {
         // Components and hooks, in the system Chromium, against a real reference service on
         // the test page's own origin (a throw-away database): real fetch, streams, IndexedDB.
-        plugins: [react(), referenceService({ memory: true, rateLimitPerMinute: 0 }, []), specLensValidators()],
+        // Every test shares this service and its demo tokens: durable runs a test leaves waiting for
+        // approval must not fill a token's durable-run cap for the tests after it (the cap is tested
+        // in the node project, against a service of its own).
+        plugins: [react(), referenceService({ memory: true, rateLimitPerMinute: 0, maxDurableRunsPerToken: 0 }, []), specLensValidators()],
         // Pre-bundled up front: a dependency found mid-run makes Vite reload the page, and a
         // test then sees two copies of React.
         optimizeDeps: {

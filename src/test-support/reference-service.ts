@@ -49,3 +49,10 @@ export async function servicePosts(): Promise<ServicePost[]> {
 export function referenceConnection(token: string, fingerprint: string) {
   return { baseUrl: '', token, problem: undefined, profileId: 'reference', profileLabel: 'Reference service', mode: 'same-origin' as const, target: '', fingerprint };
 }
+
+/** A token of its own for one test (`agents.run`): the service counts durable runs per token, so one test's runs never fill another's. */
+export async function mintAgentsToken(): Promise<string> {
+  const res = await fetch('/sandbox/tokens', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ scopes: ['agents.run'], label: 'test' }) });
+  if (!res.ok) throw new Error(`minting a test token: ${res.status}`);
+  return ((await res.json()) as { token: string }).token;
+}

@@ -8,7 +8,7 @@ import { Dexie } from 'dexie';
 import { createStore, set } from 'idb-keyval';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { Message } from '../../../contract/agents';
-import { DEMO, DEMO_EVERYTHING, referenceConnection } from '../../../test-support/reference-service';
+import { DEMO, DEMO_EVERYTHING, mintAgentsToken, referenceConnection } from '../../../test-support/reference-service';
 import { slowNetwork } from '../../../test-support/slow-network';
 import { ConsoleDb, OLD_DETAILS_DB, OLD_SUMMARIES_DB } from './console-db';
 import type { HistoryEntry } from './history-entry';
@@ -144,14 +144,14 @@ async function durableRun(agentId: string, token: string = DEMO.agents): Promise
   return ((await res.json()) as { run: { run_id: string; created_at: string } }).run;
 }
 
-async function approveAll(agentId: string, runId: string): Promise<void> {
+async function approveAll(agentId: string, runId: string, token: string): Promise<void> {
   for (let i = 0; i < 50; i++) {
-    const res = await fetch(`/api/agents/${agentId}/runs/${runId}`, { headers: { Authorization: `Bearer ${DEMO.agents}`, 'X-Test': 'approve' } });
+    const res = await fetch(`/api/agents/${agentId}/runs/${runId}`, { headers: { Authorization: `Bearer ${token}`, 'X-Test': 'approve' } });
     const { run } = (await res.json()) as { run: { state: string; pending_interactions: { interaction_id: string }[] } };
     if (run.state === 'REQUIRES_INPUT') {
       await fetch(`/api/agents/${agentId}/responses`, {
         method: 'POST',
-        headers: { Authorization: `Bearer ${DEMO.agents}`, 'Content-Type': 'application/json' },
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
         body: JSON.stringify({ run_id: runId, responses: run.pending_interactions.map((p) => ({ interaction_id: p.interaction_id, decision: 'APPROVE' })) }),
       });
       return;
@@ -178,9 +178,11 @@ it('follows every durable run history shows as going on to its end, twelve of th
     }
   };
   try {
+    // A token of its own: twelve runs waiting for approval count against its durable runs, no other test's.
+    const token = await mintAgentsToken();
     const runs = [];
     for (let i = 0; i < 12; i++) {
-      const run = await durableRun('expense-filer');
+      const run = await durableRun('expense-filer', token);
       runs.push(run);
       await saveRun(entry(`durable_${i}`, Date.now() + i, { request: runRequest('platform', 'durable', { id: 'expense-filer' }, { messages: [user('File it')] }), runId: run.run_id, status: 'QUEUED' }));
     }
@@ -188,10 +190,10 @@ it('follows every durable run history shows as going on to its end, twelve of th
     stores.push(store);
     render(
       <RunStoreProvider store={store}>
-        <Follower connection={CONNECTION} />
+        <Follower connection={{ ...CONNECTION, token }} />
       </RunStoreProvider>,
     );
-    await Promise.all(runs.map((r) => approveAll('expense-filer', r.run_id)));
+    await Promise.all(runs.map((r) => approveAll('expense-filer', r.run_id, token)));
     await waitFor(async () => expect((await listRuns()).map((e) => e.status)).toEqual(Array(12).fill('SUCCEEDED')), { timeout: 20_000, interval: 200 });
     expect(reads.most).toBeLessThanOrEqual(4);
   } finally {
