@@ -3,7 +3,8 @@ import { join, resolve } from 'node:path';
 import { isKnownScopeShape } from '../contract/scopes.ts';
 import { createService } from './app.ts';
 import { listen } from './node.ts';
-import { OPTIONS_ENV, parseFlags, portOf, SERVICE_FLAGS, serviceOptionsOf, UPSTREAM_TIMEOUT_ENV, UPSTREAMS_ENV, upstreamTimeoutOf, UsageError } from './options.ts';
+import { parseFlags, UsageError } from './flags.ts';
+import { OPTIONS_ENV, portOf, SERVICE_FLAGS, serviceOptionsOf, UPSTREAM_TIMEOUT_ENV, UPSTREAMS_ENV, upstreamTimeoutOf } from './options.ts';
 import { isLoopbackHost } from './request-guard.ts';
 import { upstreamProblem } from './upstream-proxy.ts';
 import { DEMO_TOKENS, seedIfEmpty } from './seed.ts';
@@ -28,7 +29,9 @@ const USAGE = `Usage:
   --durable-timeout-ms, --durable-grace-ms: durable runs' execution deadline (default 1800000) and the
       grace after it before a read marks an active run FAILED (default 600000), in ms.
   --durable-retention DURATION: how long an ended durable run is kept before it is deleted, e.g. 1d,
-      12h, 30m, 90s, 500ms or plain milliseconds (default 1d).
+      12h, 30m, 90s, 500ms or plain milliseconds, up to 365d (default 1d).
+  Numbers are plain decimal digits within each flag's range: --port 0-65535, --rate-limit 0-1000000,
+      --max-runs and --max-durable-runs 0-10000, the *-ms flags 1-2147483647 (the longest a timer waits).
   npm run token -- [--data DIR] --scope SCOPE [--scope SCOPE ...] [--label TEXT]
       Mints a token with those scopes and prints it alone on stdout.
 PORT overrides the default port (5173 for start, 8787 for service).`;

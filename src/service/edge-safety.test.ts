@@ -8,7 +8,8 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createService, type Service, type ServiceOptions } from './app.ts';
 import { listen, type ServerTimeouts } from './node.ts';
-import { serviceOptionsOf, UsageError } from './options.ts';
+import { UsageError } from './flags.ts';
+import { serviceOptionsOf } from './options.ts';
 import { expectFamilyError, expectMetadataError, expectProblem, TOKENS, type Answer, type Family } from './test-http.ts';
 
 interface Running {

@@ -15,6 +15,19 @@ export const DEFAULT_DURABLE_GRACE_MS = 10 * 60_000;
 /** Terminal runs are deleted this long after they ended (`--durable-retention`). */
 export const DEFAULT_DURABLE_RETENTION_MS = 24 * 3_600_000;
 
+/**
+ * The clean-up sweep runs once per retention period, but never more often than every
+ * SWEEP_MIN_PERIOD_MS (a 1 ms retention would otherwise sweep a thousand times a second,
+ * taking CPU while idle) nor less often than every SWEEP_MAX_PERIOD_MS. A read of a run past
+ * its retention deletes it at once, so a floor costs no correctness.
+ */
+export const SWEEP_MIN_PERIOD_MS = 1_000;
+export const SWEEP_MAX_PERIOD_MS = 60_000;
+
+export function sweepPeriodMs(retentionMs: number): number {
+  return Math.max(SWEEP_MIN_PERIOD_MS, Math.min(retentionMs, SWEEP_MAX_PERIOD_MS));
+}
+
 /** A run's output text is bounded: past this many UTF-8 bytes it fails (reference choice). */
 export const DEFAULT_DURABLE_MAX_OUTPUT_BYTES = 1024 * 1024;
 
@@ -192,7 +205,7 @@ export class DurableRuns {
     this.clock = options.clock ?? systemClock;
     // Ended runs go even when nobody reads or creates any (a read of one also deletes it, below).
     this.sweep();
-    this.sweeper = every(this.clock, Math.min(this.retentionMs, 60_000), () => this.sweep());
+    this.sweeper = every(this.clock, sweepPeriodMs(this.retentionMs), () => this.sweep());
   }
 
   /** Persists a new run, answers its first snapshot, and starts it in the background; refused when the owner is at the cap. */
