@@ -241,6 +241,35 @@ describe("what Node's parser refuses gets a JSON body", () => {
   });
 });
 
+describe('CONNECT and Upgrade requests get the JSON 400, not a closed socket', () => {
+  let svc: Running;
+  beforeAll(async () => {
+    svc = await run();
+  });
+  afterAll(() => svc.close());
+
+  it.each([
+    ['a CONNECT tunnel', 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n', 'metadata', /CONNECT is not supported/],
+    ['a CONNECT to this very service', 'CONNECT 127.0.0.1:80 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n', 'metadata', /CONNECT is not supported/],
+    ['a WebSocket upgrade of a platform path', `GET /api/agents/search HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nAuthorization: Bearer ${TOKENS.agents}\r\n\r\n`, 'platform', /Upgrade: websocket/],
+    ['an h2c upgrade of a client API path', 'POST /rest/api/v1/agents/search HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\nContent-Length: 2\r\n\r\n{}', 'legacy', /Upgrade: h2c/],
+    ['an upgrade of a custom-metadata path', 'GET /rest/api/index/custom-metadata/schema/sales HTTP/1.1\r\nHost: localhost\r\nConnection: upgrade\r\nUpgrade: foo\r\n\r\n', 'metadata', /does not switch protocols/],
+  ] as const)('%s → 400 in the family format, and the connection closed', async (_what, text, family, says) => {
+    const a = await rawExchange(svc.port, text);
+    expectFamilyError(family, a, 400);
+    expect(a.text).toMatch(says);
+    expect(a.headers.get('connection')).toBe('close');
+    expect(a.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(a.headers.get('x-request-id')).toMatch(/^req_/);
+    expect((await send(svc.port, 'GET', '/sandbox/info')).status).toBe(200);
+  });
+
+  it('an Upgrade header without Connection: upgrade is no upgrade: the request is answered as usual', async () => {
+    const a = await send(svc.port, 'GET', '/rest/api/index/custom-metadata/schema/sales', { token: TOKENS.sales, headers: { Upgrade: 'websocket' } });
+    expect(a.status).toBe(200);
+  });
+});
+
 describe('a request answered before its body was read keeps its promise about the connection', () => {
   let svc: Running;
   beforeAll(async () => {

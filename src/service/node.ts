@@ -3,9 +3,12 @@ import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { createServer, ServerResponse, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { SERVICE_PREFIXES, type Service } from './app.ts';
-import { MAX_BODY_BYTES } from './http.ts';
+import { familyOf, refusalBody } from './families.ts';
+import { MAX_BODY_BYTES, newRequestId } from './http.ts';
+import { clip } from './problem-list.ts';
 import { watchConnections } from './turns.ts';
 import { settleUnreadBody } from './unread-body.ts';
+import { UPSTREAM_PREFIX } from './upstream-proxy.ts';
 
 /**
  * The app's fetch for node-server. A stream writes its head to the socket itself and
@@ -115,10 +118,52 @@ function clientErrorAnswer(headers: Readonly<Record<string, string>>) {
   };
 }
 
+/** The API path a console-server path is for: after `/upstream/<host>` for its proxy, else the path itself. */
+function apiPathOf(url: string): string {
+  if (!url.startsWith(UPSTREAM_PREFIX)) return url;
+  const slash = url.indexOf('/', UPSTREAM_PREFIX.length);
+  return slash < 0 ? '/' : url.slice(slash);
+}
+
 /**
- * Timeouts for slow clients, and JSON answers to what the parser refuses, with `headers`
- * (the console server's security headers). This is the server's only answer to those:
- * a handler added before (Vite's, with an empty body) is removed.
+ * CONNECT (a proxy tunnel) and Upgrade (another protocol, e.g. a WebSocket) are not what this
+ * server speaks. Node hands them to 'connect' and 'upgrade' listeners with the bare socket,
+ * and destroyed a CONNECT with no listener: the client got 0 bytes. So they are answered with
+ * a 400 in the family of the path asked for (a CONNECT's target is no path: the
+ * custom-metadata shape), with `headers`, and the connection is closed.
+ *
+ * Where another listener takes upgrades (Vite's dev server, for its hot reload), only the
+ * API paths are answered here; the rest stays the other listener's.
+ */
+function protocolSwitchAnswer(server: Server, headers: Readonly<Record<string, string>>) {
+  const extra = Object.entries(headers)
+    .filter(([k]) => !['content-type', 'content-length', 'connection', 'x-content-type-options'].includes(k.toLowerCase()))
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
+  return (req: IncomingMessage, socket: Socket): void => {
+    const url = req.url ?? '';
+    const connect = req.method === 'CONNECT';
+    const api = !connect && (isServicePath(url) || url.startsWith(UPSTREAM_PREFIX));
+    if (!connect && !api && server.listenerCount('upgrade') > 1) return;
+    socket.on('error', () => {});
+    if (!socket.writable) return void socket.destroy();
+    const id = newRequestId();
+    const detail = connect
+      ? 'CONNECT is not supported: this server is no proxy. Send HTTP requests to it directly.'
+      : `This server does not switch protocols (Upgrade: ${clip(String(req.headers.upgrade ?? ''), 60)}); send the request without Upgrade.`;
+    const { contentType, body } = refusalBody(connect ? 'metadata' : familyOf(apiPathOf(url)), { status: 400, code: 'invalid_request', title: 'Invalid Request', error: 'bad request', detail }, id);
+    socket.end(
+      `HTTP/1.1 400 Bad Request\r\nContent-Type: ${contentType}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}` +
+        `Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nX-Request-Id: ${id}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  };
+}
+
+/**
+ * Timeouts for slow clients, and JSON answers to what the parser refuses and to CONNECT and
+ * Upgrade requests, with `headers` (the console server's security headers). This is the
+ * server's only answer to parser errors: a handler added before (Vite's, with an empty body)
+ * is removed.
  */
 export function hardenServer(server: Server, timeouts: ServerTimeouts = {}, headers: Readonly<Record<string, string>> = {}): void {
   const t = { ...DEFAULT_TIMEOUTS, ...timeouts };
@@ -126,6 +171,9 @@ export function hardenServer(server: Server, timeouts: ServerTimeouts = {}, head
   server.requestTimeout = t.requestTimeoutMs;
   server.removeAllListeners('clientError');
   server.on('clientError', clientErrorAnswer(headers));
+  const switchAnswer = protocolSwitchAnswer(server, headers);
+  server.on('connect', switchAnswer);
+  server.on('upgrade', switchAnswer);
   watchConnections(server);
 }
 
