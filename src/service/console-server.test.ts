@@ -144,6 +144,16 @@ describe('npm start: what arrives before any page or route', () => {
     expect(a.headers.get('connection')).toBe('close');
   });
 
+  it('an API body that stops arriving → 408 in its family format within seconds, with the security headers', async () => {
+    const started = performance.now();
+    const a = await exchange(
+      `POST /api/agents/search HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${TOKENS.agents}\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{"na`,
+    );
+    expectProblem(a, 408, 'request_timeout');
+    expectSecurityHeaders(a);
+    expect(performance.now() - started).toBeLessThan(15_000);
+  }, 30_000);
+
   it('a refusal of the service itself (a dot segment) is in the family format with the security headers', async () => {
     const a = await get('/api/%2e%2e/sandbox/info', 'localhost', TOKENS.agents);
     expectProblem(a, 400);
