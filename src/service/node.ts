@@ -5,6 +5,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { SERVICE_PREFIXES, type Service } from './app.ts';
 import { familyOf, refusalBody, sendRefusal } from './families.ts';
 import { MAX_BODY_BYTES, newRequestId } from './http.ts';
+import { LargeBodyCollector } from './memory.ts';
 import { clip } from './problem-list.ts';
 import { watchConnections } from './turns.ts';
 import { settleUnreadBody } from './unread-body.ts';
@@ -66,9 +67,11 @@ function requestListener(service: Service) {
 export function serviceMiddleware(service: Service, timeouts: Pick<ServerTimeouts, 'bodyIdleTimeoutMs' | 'checkIntervalMs'> = {}): Middleware {
   const listener = requestListener(service);
   const bodies = new BodyWatch(timeouts);
+  const garbage = new LargeBodyCollector();
   return (req, res, next) => {
     if (!isServicePath(req.url)) return next();
     bodies.watch(req, res);
+    res.once('close', () => garbage.answered(req));
     void listener(req, res);
   };
 }
@@ -276,8 +279,10 @@ export function listen(
   const checkInterval = timeouts.checkIntervalMs ?? DEFAULT_TIMEOUTS.checkIntervalMs;
   const listener = requestListener(service);
   const bodies = new BodyWatch(timeouts);
+  const garbage = new LargeBodyCollector();
   const server = createServer({ connectionsCheckingInterval: checkInterval }, (req, res) => {
     bodies.watch(req, res);
+    res.once('close', () => garbage.answered(req));
     void listener(req, res);
   });
   hardenServer(server, timeouts);
