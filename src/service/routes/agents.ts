@@ -136,7 +136,8 @@ async function parseBody(c: Context<Env>, family: Family, allowed: readonly stri
   if (extra.length) {
     return {
       ok: false,
-      response: family.error(c, 400, 'invalid_request', `Unknown field(s): ${listText(extra)}. Allowed: ${allowed.join(', ')}.`, unknownFieldProblems(extra)),
+      // The client API's string names them already; the platform's problem points at each.
+      response: family.error(c, 400, 'invalid_request', `Unknown field(s): ${listText(extra)}. Allowed: ${allowed.join(', ')}.`, family === platform ? unknownFieldProblems(extra) : undefined),
     };
   }
   return { ok: true, value: body.value };
