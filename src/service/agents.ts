@@ -121,11 +121,11 @@ const hasOwn = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o,
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
- * The `messages` of a run body against MESSAGES_SCHEMA (contract/agent-input.ts: the same
- * rules the console checks with that schema), in one pass that lists the first problems and
- * only counts the others, building no pointer or sentence for them. Ajv's every-error mode
- * took seconds on a 1 MB body of bad items, and its error list overflowed the stack when
- * spread (a 500).
+ * The `messages` of a run body against the rules MESSAGES_SCHEMA states (contract/agent-input.ts;
+ * problem-list.test.ts checks that both agree on random values), in one pass that lists the
+ * first problems and only counts the others, building no pointer or sentence for them.
+ * Ajv's every-error mode took seconds on a 1 MB body of bad items, and its error list
+ * overflowed the stack when spread (a 500).
  */
 export function checkMessages(messages: unknown, problems: ProblemList<RunInputProblem>): void {
   const INVALID = 'invalid_parameter';

@@ -10,7 +10,7 @@ import { DurableRuns, sweepPeriodMs } from './durable/executor.ts';
 import { DurableRunStore } from './durable/store.ts';
 import { ManualClock } from './durable/test-support.ts';
 import { durationFlag, integerFlag, MAX_TIMER_MS, parseFlags, UsageError } from './flags.ts';
-import { NUMBER_FLAGS, portOf, SERVICE_FLAGS, serviceOptionsOf, upstreamTimeoutOf } from './options.ts';
+import { NUMBER_FLAGS, portOf, SERVICE_FLAGS, serviceOptionsOf, UPSTREAM_TIMEOUT_ENV, upstreamProxyOptionsFromEnv, upstreamTimeoutOf } from './options.ts';
 import { Store } from './store.ts';
 
 const START_FLAGS = { ...SERVICE_FLAGS, 'upstream-timeout-ms': { type: 'string' } } as const;
@@ -99,6 +99,19 @@ describe('number flags', () => {
     process.env.PORT = '8080';
     expect(portOf(undefined, 5173)).toBe(8080);
     expect(portOf('9090', 5173)).toBe(9090);
+  });
+
+  test('the upstream timeout handed to the console server through its variable is bounded too', () => {
+    const saved = process.env[UPSTREAM_TIMEOUT_ENV];
+    try {
+      process.env[UPSTREAM_TIMEOUT_ENV] = '1e20';
+      expect(usageMessage(() => upstreamProxyOptionsFromEnv())).toMatch(/^CONSOLE_UPSTREAM_TIMEOUT_MS takes .* to 2,147,483,647 /);
+      process.env[UPSTREAM_TIMEOUT_ENV] = '1500';
+      expect(upstreamProxyOptionsFromEnv()).toEqual({ timeoutMs: 1500 });
+    } finally {
+      if (saved === undefined) delete process.env[UPSTREAM_TIMEOUT_ENV];
+      else process.env[UPSTREAM_TIMEOUT_ENV] = saved;
+    }
   });
 
   test('a long bad value is cut in the message', () => {

@@ -115,7 +115,8 @@ export function upstreamsFromEnv(): string[] {
 
 export function upstreamProxyOptionsFromEnv(): { timeoutMs?: number } {
   const raw = process.env[UPSTREAM_TIMEOUT_ENV];
-  return raw ? { timeoutMs: Number(raw) } : {};
+  // Set by `npm start` from a checked flag; checked again, as anyone may set it for `npm run dev`.
+  return raw ? { timeoutMs: integerFlag(UPSTREAM_TIMEOUT_ENV, raw, NUMBER_FLAGS['upstream-timeout-ms']) } : {};
 }
 
 /** `--upstream-timeout-ms`: how long an upstream may send nothing. */
