@@ -16,7 +16,11 @@
  *   1000   the same mix with MANY_STREAMS (1,000) streams at once, with the GET loop;
  *   1M     one 1,000,000-event firehose stream, with the GET loop;
  *   wait   WAIT_RUNS wait-mode firehose runs of 1,000,000 events at once, with the GET loop
- *          (each answer checked whole: its text as long as the script's).
+ *          (each answer checked whole: its text as long as the script's);
+ *   hostile each hostile body of issue 27 (src/service/test-support/hostile-bodies.ts: bad
+ *          items, unknown keys, deep nesting, wide arrays, at the 1 MB limit) sent once, one
+ *          after the other, with the GET loop; then the service's RSS is read until it is back
+ *          within HOSTILE_RSS_MB of what it was before the phase (up to 10 s).
  *
  * The firehose reader runs at the lowest CPU priority (nice 19): on a 2-core machine it would
  * otherwise compete with the service and the slow-stream reader for the CPUs.
@@ -28,14 +32,17 @@
  * under load and during the 1M run, the slow streams' first-event latency, and PASS/MISS
  * for each target: 0 events lost, GET max < 250 ms during the 1M run, slow first event
  * < 1 s with STREAMS streams; with MANY_STREAMS streams, GET max < 250 ms and the slow
- * streams' first event p99 < 1 s. A report: exit 0 when it measured, targets missed or not; 1
- * when something broke (a non-200 answer, a server that died, a timeout).
+ * streams' first event p99 < 1 s; during the hostile bodies, GET max < 250 ms, every answer
+ * a 4xx under 256 kB, and the RSS back within 50 MB. A report: exit 0 when it measured,
+ * targets missed or not; 1 when something broke (a non-200 answer, a server that died, a
+ * timeout).
  *
  * Environment knobs: BENCH_STREAMS (default 200), BENCH_MANY_STREAMS (default 1000, 0 skips
  * that phase), BENCH_FIREHOSE_SHARE (default 0.2),
  * BENCH_FIREHOSE_EVENTS (default 25000), BENCH_BIG_EVENTS (default 1000000),
- * BENCH_IDLE_S (default 3), BENCH_WAIT_RUNS (default 4), BENCH_SERVICE_NODE_ARGS (extra node
- * flags for the service child, e.g. `--cpu-prof`).
+ * BENCH_IDLE_S (default 3), BENCH_WAIT_RUNS (default 4), BENCH_HOSTILE (default 1, 0 skips
+ * that phase), BENCH_SERVICE_NODE_ARGS (extra node flags for the service child, e.g.
+ * `--cpu-prof`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -46,6 +53,7 @@ import { fileURLToPath } from 'node:url';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createParser } from 'eventsource-parser';
 import type { Message } from '../src/contract/agents.ts';
+import { hostileBodies, pausedDurableRun, type HostileBody } from '../src/service/test-support/hostile-bodies.ts';
 
 const HOST = '127.0.0.1';
 const SCHEMA_PATH = '/rest/api/index/custom-metadata/schema/sales';
@@ -58,6 +66,7 @@ const FIREHOSE_EVENTS = Number(process.env.BENCH_FIREHOSE_EVENTS ?? 25_000);
 const BIG_EVENTS = Number(process.env.BENCH_BIG_EVENTS ?? 1_000_000);
 const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 3);
 const WAIT_RUNS = Number(process.env.BENCH_WAIT_RUNS ?? 4);
+const HOSTILE = process.env.BENCH_HOSTILE !== '0';
 
 /** The service's default cap; the bench spreads its streams over enough tokens to stay under it. */
 const RUNS_PER_TOKEN = 20;
@@ -66,6 +75,11 @@ const WHOLE_RUN_TIMEOUT_MS = 240_000;
 
 const TARGET_GET_MAX_MS = 250;
 const TARGET_FIRST_EVENT_MS = 1_000;
+/** An error answer to a hostile body stays under this. */
+const TARGET_HOSTILE_ANSWER_BYTES = 256 * 1024;
+/** After the hostile bodies, the service's RSS is back within this of where it started. */
+const HOSTILE_RSS_MB = 50;
+const RSS_SETTLE_MS = 10_000;
 
 class Broken extends Error {}
 
@@ -87,7 +101,7 @@ type ToChild =
   | { type: 'read'; jobs: StreamJob[] };
 type FromChild =
   | { type: 'listening'; port: number; tokens: string[] }
-  | { type: 'server'; loopMaxMs: number; loopP99Ms: number; peakRuns: number }
+  | { type: 'server'; loopMaxMs: number; loopP99Ms: number; peakRuns: number; rssMb: number }
   | { type: 'reader-ready' }
   | { type: 'read-result'; results: StreamResult[] } | { type: 'read-failed'; message: string }
   | { type: 'probe-ready' }
@@ -128,7 +142,7 @@ async function serve(dataDir: string, tokenCount: number): Promise<void> {
       runs.peak = runs.now;
     }
     if (msg.type === 'server-report') {
-      send({ type: 'server', loopMaxMs: delay.max / 1e6, loopP99Ms: delay.percentile(99) / 1e6, peakRuns: runs.peak });
+      send({ type: 'server', loopMaxMs: delay.max / 1e6, loopP99Ms: delay.percentile(99) / 1e6, peakRuns: runs.peak, rssMb: process.memoryUsage.rss() / 2 ** 20 });
     }
   });
   process.on('disconnect', () => {
@@ -342,6 +356,40 @@ function runStream(port: number, { token, flavour, agent, body, expected }: Stre
   });
 }
 
+interface HostileResult {
+  name: string;
+  status: number;
+  bytes: number;
+  ms: number;
+}
+
+/** Sends one hostile body on a connection of its own and reads the whole answer. */
+function sendHostile(port: number, h: HostileBody): Promise<HostileResult> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const req = http.request(
+      {
+        host: HOST,
+        port,
+        path: h.path,
+        method: h.method,
+        agent: false,
+        timeout: STREAM_TIMEOUT_MS,
+        headers: { authorization: `Bearer ${h.token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(h.body) },
+      },
+      (res) => {
+        let bytes = 0;
+        res.on('data', (c: Buffer) => (bytes += c.length));
+        res.on('end', () => resolve({ name: h.name, status: res.statusCode ?? 0, bytes, ms: performance.now() - t0 }));
+        res.on('error', reject);
+      },
+    );
+    req.on('timeout', () => req.destroy(new Broken(`the hostile body "${h.name}" got no answer within ${STREAM_TIMEOUT_MS} ms`)));
+    req.on('error', reject);
+    req.end(h.body);
+  });
+}
+
 /** One connection per stream, as many as asked for at once (the default agent would too; this says so). */
 const streamAgent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
 
@@ -452,6 +500,35 @@ async function main(): Promise<void> {
   const idle = stats(await prober.stop());
   const idleServer = await serverFigures();
 
+  // --- hostile bodies
+  let hostile: { gets: Stats; server: Extract<FromChild, { type: 'server' }>; results: HostileResult[]; rssBeforeMb: number; rssAfterMb: number } | undefined;
+  if (HOSTILE) {
+    const bodies = hostileBodies(await pausedDurableRun(`http://${HOST}:${port}`));
+    console.log(`\nhostile: ${bodies.length} bodies at the 1 MB limit, one after the other, with the GET loop`);
+    const rssBeforeMb = (await serverFigures()).rssMb;
+    serverReset();
+    prober.start();
+    const results: HostileResult[] = [];
+    for (const h of bodies) results.push(await sendHostile(port, h));
+    const gets = stats(await prober.stop());
+    const server = await serverFigures();
+    // The service's memory goes back as its garbage collector and allocator see fit: read it until it has, or for 10 s.
+    let rssAfterMb = server.rssMb;
+    for (const end = performance.now() + RSS_SETTLE_MS; rssAfterMb - rssBeforeMb > HOSTILE_RSS_MB && performance.now() < end; ) {
+      await sleep(500);
+      rssAfterMb = (await serverFigures()).rssMb;
+    }
+    const slowest = [...results].sort((a, b) => b.ms - a.ms)[0]!;
+    const biggest = [...results].sort((a, b) => b.bytes - a.bytes)[0]!;
+    console.log(
+      `  answers: ${results.filter((r) => r.status >= 400 && r.status < 500).length} of ${results.length} a 4xx; the biggest ${fmt(biggest.bytes)} bytes ("${biggest.name}"); ` +
+        `the slowest answered after ${fmt(slowest.ms)} ms ("${slowest.name}")`,
+    );
+    for (const r of results.filter((x) => x.status < 400 || x.status >= 500)) console.log(`  not a 4xx: ${r.status} for "${r.name}"`);
+    console.log(`  service RSS ${fmt(rssBeforeMb)} MB before, ${fmt(server.rssMb)} MB at the end of the phase, ${fmt(rssAfterMb)} MB after settling`);
+    hostile = { gets, server, results, rssBeforeMb, rssAfterMb };
+  }
+
   // --- load, then many streams
   const slowExpected = await expectedEvents('slow-storyteller', undefined, USER_HI);
   const fireExpected = await expectedEvents('firehose', { count: FIREHOSE_EVENTS }, undefined);
@@ -554,6 +631,7 @@ async function main(): Promise<void> {
           ...(many ? [[`${fmt(MANY_STREAMS)} streams`, many.gets, many.server] as const] : []),
           [`${fmt(BIG_EVENTS)}-event run`, during, bigServer],
           [`${WAIT_RUNS} wait-mode runs`, duringWait, waitServer],
+          ...(hostile ? [['hostile bodies', hostile.gets, hostile.server] as const] : []),
         ] as const
       ).map(([label, g, srv]) => [
         label,
@@ -592,6 +670,17 @@ async function main(): Promise<void> {
           : []),
         // Not one of the issue's targets: the same bar, for the wait mode that froze the service too.
         [`(extra) GET max during ${WAIT_RUNS} wait-mode runs < ${TARGET_GET_MAX_MS} ms`, `${fmt(duringWait.max, 1)} ms`, verdict(duringWait.max < TARGET_GET_MAX_MS)],
+        ...(hostile
+          ? (() => {
+              const small4xx = hostile.results.filter((r) => r.status >= 400 && r.status < 500 && r.bytes < TARGET_HOSTILE_ANSWER_BYTES).length;
+              const rssDelta = hostile.rssAfterMb - hostile.rssBeforeMb;
+              return [
+                [`GET max during the hostile bodies < ${TARGET_GET_MAX_MS} ms`, `${fmt(hostile.gets.max, 1)} ms`, verdict(hostile.gets.max < TARGET_GET_MAX_MS)],
+                [`every hostile answer a 4xx < ${TARGET_HOSTILE_ANSWER_BYTES / 1024} kB`, `${small4xx} of ${hostile.results.length}`, verdict(small4xx === hostile.results.length)],
+                [`RSS after the hostile bodies within ${HOSTILE_RSS_MB} MB of its start`, `${rssDelta >= 0 ? '+' : ''}${fmt(rssDelta, 1)} MB`, verdict(rssDelta <= HOSTILE_RSS_MB)],
+              ];
+            })()
+          : []),
       ]),
   );
 }

@@ -2,8 +2,9 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Agent, JsonSchema, Message } from '../contract/agents.ts';
-import { completeInputSchema, hasInputForm, inputProblemsOf, MESSAGES_SCHEMA, type InputProblem } from '../contract/agent-input.ts';
+import { completeInputSchema, hasInputForm, inputProblemsOf, type InputProblem } from '../contract/agent-input.ts';
 import { DURABLE_SCRIPT_SCHEMA, type DurableScript } from './durable/script.ts';
+import { pointerToken, ProblemList } from './problem-list.ts';
 
 export interface AgentFailure {
   code: string;
@@ -96,13 +97,95 @@ const DEFINITION_SCHEMA = {
 /** One problem with a run request, as a JSON pointer into the body and a sentence. */
 export type RunInputProblem = Pick<InputProblem, 'pointer' | 'detail' | 'code'>;
 
+/**
+ * A failing `input` of up to this many values (objects, arrays and scalars) is checked for
+ * every problem; a larger one only up to its first. Ajv's every-error mode costs an error
+ * object per failing value, and a 1 MB body holds half a million values: that is seconds of
+ * one request holding the event loop. No form needs a tenth of this.
+ */
+export const FULL_INPUT_CHECK_MAX_VALUES = 2_000;
+
+/** The number of values in `value`, counted up to `limit + 1` (no further): no recursion. */
+export function valueCountUpTo(value: unknown, limit: number): number {
+  let n = 0;
+  const stack: unknown[] = [value];
+  while (stack.length && n <= limit) {
+    const v = stack.pop();
+    n++;
+    if (typeof v === 'object' && v !== null) for (const child of Object.values(v)) stack.push(child);
+  }
+  return n;
+}
+
+const hasOwn = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The `messages` of a run body against the rules MESSAGES_SCHEMA states (contract/agent-input.ts;
+ * problem-list.test.ts checks that both agree on random values), in one pass that lists the
+ * first problems and only counts the others, building no pointer or sentence for them.
+ * Ajv's every-error mode took seconds on a 1 MB body of bad items, and its error list
+ * overflowed the stack when spread (a 500).
+ */
+export function checkMessages(messages: unknown, problems: ProblemList<RunInputProblem>): void {
+  const INVALID = 'invalid_parameter';
+  const MISSING = 'missing_required_field';
+  // Once the listed problems are full, pointers are '' (no number is turned into text) and
+  // each problem is only counted: `full` never turns false again.
+  const note = (code: RunInputProblem['code'], pointer: string, what: string) => {
+    if (problems.full) problems.countOnly(code);
+    else problems.add({ pointer, code, detail: code === MISSING ? `${pointer} is required.` : `${pointer} ${what}.` });
+  };
+  const extraFields = (item: Record<string, unknown>, a: string, b: string, at: string, shape: string) => {
+    const keys = Object.keys(item);
+    if (keys.length === (hasOwn(item, a) ? 1 : 0) + (hasOwn(item, b) ? 1 : 0)) return;
+    for (const k of keys) if (k !== a && k !== b) note(INVALID, problems.full ? '' : `${at}/${pointerToken(k)}`, `is not a field of ${shape}`);
+  };
+  if (!Array.isArray(messages)) return note(INVALID, '/messages', 'must be a list of messages');
+  if (messages.length === 0) return note(INVALID, '/messages', 'must hold at least one message');
+  for (let i = 0; i < messages.length; i++) {
+    const m: unknown = messages[i];
+    const at = problems.full ? '' : `/messages/${i}`;
+    if (!isRecord(m)) {
+      note(INVALID, at, 'must be an object { role, content }');
+      continue;
+    }
+    extraFields(m, 'role', 'content', at, 'a message (role, content)');
+    if (!hasOwn(m, 'role')) note(MISSING, `${at}/role`, '');
+    else if (m.role !== 'USER' && m.role !== 'GLEAN_AI') note(INVALID, `${at}/role`, 'must be USER or GLEAN_AI');
+    const content = m.content;
+    if (!hasOwn(m, 'content')) note(MISSING, `${at}/content`, '');
+    else if (!Array.isArray(content)) note(INVALID, `${at}/content`, 'must be a list of content blocks');
+    else if (content.length === 0) note(INVALID, `${at}/content`, 'must hold at least one content block');
+    else {
+      for (let j = 0; j < content.length; j++) {
+        const block: unknown = content[j];
+        if (isRecord(block) && block.type === 'text' && typeof block.text === 'string' && Object.keys(block).length === 2) continue;
+        const bat = problems.full ? '' : `${at}/content/${j}`;
+        if (!isRecord(block)) {
+          note(INVALID, bat, 'must be an object { type, text }');
+          continue;
+        }
+        extraFields(block, 'type', 'text', bat, 'a content block (type, text)');
+        if (!hasOwn(block, 'type')) note(MISSING, `${bat}/type`, '');
+        else if (block.type !== 'text') note(INVALID, `${bat}/type`, 'must be "text"');
+        if (!hasOwn(block, 'text')) note(MISSING, `${bat}/text`, '');
+        else if (typeof block.text !== 'string') note(INVALID, `${bat}/text`, 'must be a string');
+      }
+    }
+  }
+}
+
 /** The scripted agents, loaded from one JSON file a user can extend. */
 export class AgentCatalog {
   readonly agents: readonly AgentDefinition[];
   private readonly byId = new Map<string, AgentDefinition>();
   private readonly ajv = new Ajv({ allErrors: true, strict: false });
+  private readonly firstErrorAjv = new Ajv({ allErrors: false, strict: false });
+  /** Every problem of an input, for inputs up to FULL_INPUT_CHECK_MAX_VALUES values. */
   private readonly inputValidators = new Map<string, ValidateFunction>();
-  private readonly validateMessages = this.ajv.compile(MESSAGES_SCHEMA);
+  /** Valid or not, stopping at the first problem: the check every input gets. */
+  private readonly firstErrorValidators = new Map<string, ValidateFunction>();
 
   constructor(file: string = DEFAULT_AGENTS_FILE) {
     let parsed: unknown;
@@ -120,8 +203,11 @@ export class AgentCatalog {
     for (const a of this.agents) {
       if (this.byId.has(a.agent_id)) throw new Error(`The agents file ${file} lists agent ${a.agent_id} twice.`);
       this.byId.set(a.agent_id, a);
+      if (!hasInputForm(a.input_schema)) continue;
       try {
-        this.inputValidators.set(a.agent_id, this.ajv.compile(completeInputSchema(a.input_schema)));
+        const schema = completeInputSchema(a.input_schema);
+        this.inputValidators.set(a.agent_id, this.ajv.compile(schema));
+        this.firstErrorValidators.set(a.agent_id, this.firstErrorAjv.compile(schema));
       } catch (err) {
         throw new Error(`Agent ${a.agent_id} has an input_schema Ajv cannot compile: ${(err as Error).message}`, { cause: err });
       }
@@ -137,28 +223,35 @@ export class AgentCatalog {
     return this.agents.filter((a) => !needle || a.name.toLowerCase().includes(needle)).map(publicAgent);
   }
 
-  /** Checks `input` and `messages` against what the agent takes; empty when the run may start. */
-  checkRun(agent: AgentDefinition, input: unknown, messages: unknown): RunInputProblem[] {
-    const problems: RunInputProblem[] = [];
-    if (messages !== undefined && !this.validateMessages(messages)) {
-      problems.push(...inputProblemsOf(this.validateMessages.errors, '/messages', messages));
-    }
+  /**
+   * Checks `input` and `messages` against what the agent takes, in time linear in their size;
+   * empty when the run may start.
+   */
+  checkRun(agent: AgentDefinition, input: unknown, messages: unknown): ProblemList<RunInputProblem> {
+    const problems = new ProblemList<RunInputProblem>();
+    if (messages !== undefined) checkMessages(messages, problems);
     if (hasInputForm(agent.input_schema)) {
       if (input === undefined) {
-        problems.push({
+        problems.add({
           pointer: '/input',
           code: 'missing_required_field',
           detail: 'This agent is triggered by an input form: input is required, with every form field.',
         });
       } else {
-        const validate = this.inputValidators.get(agent.agent_id)!;
-        if (!validate(input)) problems.push(...inputProblemsOf(validate.errors, '/input', input));
+        const first = this.firstErrorValidators.get(agent.agent_id)!;
+        if (!first(input)) {
+          const small = valueCountUpTo(input, FULL_INPUT_CHECK_MAX_VALUES) <= FULL_INPUT_CHECK_MAX_VALUES;
+          const validate = small ? this.inputValidators.get(agent.agent_id)! : first;
+          if (small) validate(input);
+          for (const p of inputProblemsOf(validate.errors, '/input', input)) problems.add(p);
+          if (!small) problems.incomplete = `input holds more than ${FULL_INPUT_CHECK_MAX_VALUES.toLocaleString('en-US')} values, so it was checked only up to its first problem.`;
+        }
       }
     } else if (input !== undefined && (typeof input !== 'object' || input === null || Array.isArray(input))) {
-      problems.push({ pointer: '/input', code: 'invalid_parameter', detail: 'input must be an object.' });
+      problems.add({ pointer: '/input', code: 'invalid_parameter', detail: 'input must be an object.' });
     }
     if (agent.capabilities['ap.io.messages'] && !hasInputForm(agent.input_schema) && messages === undefined && input === undefined) {
-      problems.push({ pointer: '/messages', code: 'missing_required_field', detail: 'This agent takes messages: send at least one.' });
+      problems.add({ pointer: '/messages', code: 'missing_required_field', detail: 'This agent takes messages: send at least one.' });
     }
     return problems;
   }

@@ -169,8 +169,12 @@ export function createApp(store: Store, catalog: AgentCatalog, options: ServiceO
 
   app.notFound((c) => familyError(c, 404, `No endpoint ${c.req.method} ${new URL(c.req.url).pathname}.`));
   app.onError((err, c) => {
-    // The message only: a request's headers (and so its token) never reach the log.
-    console.error(`[reference-service] ${c.get('requestId')} ${c.req.method} ${new URL(c.req.url).pathname}: ${err.message}`);
+    // A client that left, or whose body stopped coming (answered 408 already), is no error of the service's.
+    const incoming = (c.env as { incoming?: { destroyed?: boolean } } | undefined)?.incoming;
+    if (!incoming?.destroyed) {
+      // The message only: a request's headers (and so its token) never reach the log.
+      console.error(`[reference-service] ${c.get('requestId')} ${c.req.method} ${new URL(c.req.url).pathname}: ${err.message}`);
+    }
     return familyError(c, 500, `Internal error; request id ${c.get('requestId')}.`);
   });
   return app;

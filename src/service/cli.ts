@@ -1,13 +1,13 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { isKnownScopeShape } from '../contract/scopes.ts';
 import { createService } from './app.ts';
+import { parseFlags, UsageError } from './flags.ts';
 import { listen } from './node.ts';
-import { OPTIONS_ENV, parseFlags, portOf, SERVICE_FLAGS, serviceOptionsOf, UPSTREAM_TIMEOUT_ENV, UPSTREAMS_ENV, upstreamTimeoutOf, UsageError } from './options.ts';
+import { OPTIONS_ENV, portOf, SERVICE_FLAGS, serviceOptionsOf, UPSTREAM_TIMEOUT_ENV, UPSTREAMS_ENV, upstreamTimeoutOf } from './options.ts';
 import { isLoopbackHost } from './request-guard.ts';
 import { upstreamProblem } from './upstream-proxy.ts';
-import { DEMO_TOKENS, seedIfEmpty } from './seed.ts';
-import { newTokenString, Store } from './store.ts';
+import { DEMO_TOKENS } from './seed.ts';
+import { tokenCommand } from './token-command.ts';
 
 const USAGE = `Usage:
   npm start -- [--port N] [--host H] [--allowed-host NAME ...] [--data DIR | --memory] [--cors-origin ORIGIN ...]
@@ -28,9 +28,13 @@ const USAGE = `Usage:
   --durable-timeout-ms, --durable-grace-ms: durable runs' execution deadline (default 1800000) and the
       grace after it before a read marks an active run FAILED (default 600000), in ms.
   --durable-retention DURATION: how long an ended durable run is kept before it is deleted, e.g. 1d,
-      12h, 30m, 90s, 500ms or plain milliseconds (default 1d).
-  npm run token -- [--data DIR] --scope SCOPE [--scope SCOPE ...] [--label TEXT]
-      Mints a token with those scopes and prints it alone on stdout.
+      12h, 30m, 90s, 500ms or plain milliseconds, up to 365d (default 1d).
+  Numbers are plain decimal digits within each flag's range: --port 0-65535, --rate-limit 0-1000000,
+      --max-runs and --max-durable-runs 0-10000, the *-ms flags 1-2147483647 (the longest a timer waits).
+  npm run token -- --scope SCOPE [--scope SCOPE ...] [--label TEXT] [--url URL | --data DIR]
+      Mints a token with those scopes and prints it alone on stdout. --url: the reference service
+      running there mints it; --data: written into that data directory. With neither, a reference
+      service answering on 127.0.0.1:5173 or :8787 (or PORT) mints it, else it goes into .data.
 PORT overrides the default port (5173 for start, 8787 for service).`;
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -114,30 +118,11 @@ async function service(args: string[]): Promise<void> {
   hintAllowedHosts(host, options.allowedHosts ?? []);
 }
 
-function token(args: string[]): void {
-  const flags = parseFlags(args, { data: { type: 'string' }, scope: { type: 'string', multiple: true }, label: { type: 'string' } });
-  const scopes = flags.scope ?? [];
-  if (!scopes.length) throw new UsageError('Give at least one --scope, e.g. --scope custommetadata:sales');
-  const bad = scopes.filter((s) => !isKnownScopeShape(s));
-  if (bad.length) {
-    throw new UsageError(`Unknown scope(s): ${bad.join(', ')}. Use custommetadata:global_scope, custommetadata:<group> or agents.run.`);
-  }
-  const store = new Store({ dataDir: flags.data });
-  try {
-    seedIfEmpty(store);
-    const value = newTokenString();
-    store.addToken(value, { label: flags.label ?? `CLI token (${scopes.join(', ')})`, scopes });
-    process.stdout.write(`${value}\n`);
-  } finally {
-    store.close();
-  }
-}
-
 async function main(): Promise<void> {
   const [command, ...args] = process.argv.slice(2);
   if (command === 'start') return start(args);
   if (command === 'service') return service(args);
-  if (command === 'token') return token(args);
+  if (command === 'token') return tokenCommand(args);
   throw new UsageError(command ? `Unknown command "${command}".` : 'No command given.');
 }
 

@@ -132,6 +132,28 @@ describe('npm start: what arrives before any page or route', () => {
     }
   });
 
+  it.each([
+    ['a CONNECT tunnel', 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n', 'metadata'],
+    ['a WebSocket upgrade of a page', 'GET / HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n', 'metadata'],
+    ['a WebSocket upgrade of a platform path', 'GET /api/agents/search HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n', 'platform'],
+    ['an upgrade through the proxy', 'GET /upstream/127.0.0.1:9/rest/api/v1/agents/x HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n', 'legacy'],
+  ] as const)('%s → 400 in the %s format with the security headers, and the connection closed', async (_what, text, family: Family) => {
+    const a = await exchange(text);
+    expectFamilyError(family, a, 400);
+    expectSecurityHeaders(a);
+    expect(a.headers.get('connection')).toBe('close');
+  });
+
+  it('an API body that stops arriving → 408 in its family format within seconds, with the security headers', async () => {
+    const started = performance.now();
+    const a = await exchange(
+      `POST /api/agents/search HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${TOKENS.agents}\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{"na`,
+    );
+    expectProblem(a, 408, 'request_timeout');
+    expectSecurityHeaders(a);
+    expect(performance.now() - started).toBeLessThan(15_000);
+  }, 30_000);
+
   it('a refusal of the service itself (a dot segment) is in the family format with the security headers', async () => {
     const a = await get('/api/%2e%2e/sandbox/info', 'localhost', TOKENS.agents);
     expectProblem(a, 400);

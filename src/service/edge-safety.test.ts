@@ -8,7 +8,8 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createService, type Service, type ServiceOptions } from './app.ts';
 import { listen, type ServerTimeouts } from './node.ts';
-import { serviceOptionsOf, UsageError } from './options.ts';
+import { UsageError } from './flags.ts';
+import { serviceOptionsOf } from './options.ts';
 import { expectFamilyError, expectMetadataError, expectProblem, TOKENS, type Answer, type Family } from './test-http.ts';
 
 interface Running {
@@ -237,6 +238,103 @@ describe("what Node's parser refuses gets a JSON body", () => {
     );
     expectMetadataError(a, 408);
     expect((await send(svc.port, 'GET', '/sandbox/info')).status).toBe(200);
+  });
+});
+
+describe('a body that stops arriving is bounded by the body-idle timeout, not the 60 s request timeout', () => {
+  let svc: Running;
+  beforeAll(async () => {
+    svc = await run({}, { bodyIdleTimeoutMs: 400, checkIntervalMs: 50 });
+  });
+  afterAll(() => svc.close());
+
+  const partial = (method: string, path: string, token: string, sent: string, announced = 100) =>
+    `${method} ${path} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${announced}\r\n\r\n${sent}`;
+
+  it.each([
+    ['metadata', 'PUT', '/rest/api/index/custom-metadata/schema/sales', TOKENS.global],
+    ['legacy', 'POST', '/rest/api/v1/agents/runs/wait', TOKENS.agents],
+    ['platform', 'POST', '/api/agents/echo-assistant/runs', TOKENS.agents],
+    ['platform', 'POST', '/api/agents/search', ''],
+  ] as const)('%s %s %s: 408 in the family format once nothing came for the idle time, then the connection closes', async (family, method, path, token) => {
+    const started = performance.now();
+    const a = await rawExchange(svc.port, partial(method, path, token, '{"a":'));
+    const ms = performance.now() - started;
+    expectFamilyError(family, a, 408);
+    expect(a.text).toMatch(/stopped arriving/);
+    expect(a.headers.get('connection')).toBe('close');
+    if (family === 'platform') expectProblem(a, 408, 'request_timeout');
+    // The idle time (0.4 s) with the check's interval, far from the 60 s request timeout.
+    expect(ms).toBeGreaterThanOrEqual(390);
+    expect(ms).toBeLessThan(5_000);
+    expect((await send(svc.port, 'GET', '/sandbox/info')).status).toBe(200);
+  });
+
+  it('a chunked body that stops arriving gets the same 408', async () => {
+    const a = await rawExchange(
+      svc.port,
+      `POST /api/agents/search HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${TOKENS.agents}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{"\r\n`,
+    );
+    expectProblem(a, 408, 'request_timeout');
+  });
+
+  it('a body that keeps coming, slower than the idle time in total but never silent that long, is answered as usual', async () => {
+    const body = JSON.stringify({ name: 'echo' });
+    const socket = connect({ host: '127.0.0.1', port: svc.port });
+    let raw = '';
+    socket.on('data', (c: Buffer) => (raw += c.toString()));
+    const closed = new Promise((r) => socket.on('close', r));
+    socket.write(`POST /api/agents/search HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${TOKENS.agents}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`);
+    // A byte every 150 ms: the whole body takes about 2 s, five times the idle time.
+    for (const ch of body) {
+      socket.write(ch);
+      await new Promise((r) => setTimeout(r, 150));
+    }
+    await closed;
+    expect(raw).toMatch(/^HTTP\/1\.1 200 /);
+    expect(raw).toContain('echo-assistant');
+  });
+
+  it('with the default timeouts a silent body is answered 408 within a few seconds', async () => {
+    const defaults = await run();
+    try {
+      const started = performance.now();
+      const a = await rawExchange(defaults.port, partial('PUT', '/rest/api/index/custom-metadata/schema/sales', TOKENS.global, '{'));
+      expectMetadataError(a, 408);
+      expect(a.text).toMatch(/nothing more of it came for 5 s/);
+      expect(performance.now() - started).toBeLessThan(15_000);
+    } finally {
+      await defaults.close();
+    }
+  }, 30_000);
+});
+
+describe('CONNECT and Upgrade requests get the JSON 400, not a closed socket', () => {
+  let svc: Running;
+  beforeAll(async () => {
+    svc = await run();
+  });
+  afterAll(() => svc.close());
+
+  it.each([
+    ['a CONNECT tunnel', 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n', 'metadata', /CONNECT is not supported/],
+    ['a CONNECT to this very service', 'CONNECT 127.0.0.1:80 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n', 'metadata', /CONNECT is not supported/],
+    ['a WebSocket upgrade of a platform path', `GET /api/agents/search HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nAuthorization: Bearer ${TOKENS.agents}\r\n\r\n`, 'platform', /Upgrade: websocket/],
+    ['an h2c upgrade of a client API path', 'POST /rest/api/v1/agents/search HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\nContent-Length: 2\r\n\r\n{}', 'legacy', /Upgrade: h2c/],
+    ['an upgrade of a custom-metadata path', 'GET /rest/api/index/custom-metadata/schema/sales HTTP/1.1\r\nHost: localhost\r\nConnection: upgrade\r\nUpgrade: foo\r\n\r\n', 'metadata', /does not switch protocols/],
+  ] as const)('%s → 400 in the family format, and the connection closed', async (_what, text, family, says) => {
+    const a = await rawExchange(svc.port, text);
+    expectFamilyError(family, a, 400);
+    expect(a.text).toMatch(says);
+    expect(a.headers.get('connection')).toBe('close');
+    expect(a.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(a.headers.get('x-request-id')).toMatch(/^req_/);
+    expect((await send(svc.port, 'GET', '/sandbox/info')).status).toBe(200);
+  });
+
+  it('an Upgrade header without Connection: upgrade is no upgrade: the request is answered as usual', async () => {
+    const a = await send(svc.port, 'GET', '/rest/api/index/custom-metadata/schema/sales', { token: TOKENS.sales, headers: { Upgrade: 'websocket' } });
+    expect(a.status).toBe(200);
   });
 });
 

@@ -3,9 +3,13 @@ import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { createServer, ServerResponse, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { SERVICE_PREFIXES, type Service } from './app.ts';
-import { MAX_BODY_BYTES } from './http.ts';
+import { familyOf, refusalBody, sendRefusal } from './families.ts';
+import { MAX_BODY_BYTES, newRequestId } from './http.ts';
+import { LargeBodyCollector } from './memory.ts';
+import { clip } from './problem-list.ts';
 import { watchConnections } from './turns.ts';
 import { settleUnreadBody } from './unread-body.ts';
+import { UPSTREAM_PREFIX } from './upstream-proxy.ts';
 
 /**
  * The app's fetch for node-server. A stream writes its head to the socket itself and
@@ -20,6 +24,8 @@ function nodeFetch(service: Service) {
     if (env.outgoing.headersSent) return RESPONSE_ALREADY_SENT;
     // Answered before its body was read: drop the body, or close after this answer.
     if (env.outgoing instanceof ServerResponse && !(await settleUnreadBody(env.incoming as IncomingMessage, MAX_BODY_BYTES, req))) {
+      // The body stopped coming and the body watch answered 408 meanwhile.
+      if (env.outgoing.headersSent) return RESPONSE_ALREADY_SENT;
       env.outgoing.setHeader('connection', 'close');
     }
     return res;
@@ -58,11 +64,15 @@ function requestListener(service: Service) {
 }
 
 /** A connect-style middleware that answers the service's paths and passes the rest on. */
-export function serviceMiddleware(service: Service): Middleware {
+export function serviceMiddleware(service: Service, timeouts: Pick<ServerTimeouts, 'bodyIdleTimeoutMs' | 'checkIntervalMs'> = {}): Middleware {
   const listener = requestListener(service);
+  const bodies = new BodyWatch(timeouts);
+  const garbage = new LargeBodyCollector();
   return (req, res, next) => {
-    if (isServicePath(req.url)) void listener(req, res);
-    else next();
+    if (!isServicePath(req.url)) return next();
+    bodies.watch(req, res);
+    res.once('close', () => garbage.answered(req));
+    void listener(req, res);
   };
 }
 
@@ -71,11 +81,93 @@ export interface ServerTimeouts {
   headersTimeoutMs?: number;
   /** Time a client has to send the whole request, body included (not the answer: streams last). */
   requestTimeoutMs?: number;
-  /** How often Node checks the two above; its default is 30 s. */
+  /** Time a client may send nothing of a request body it announced (Content-Length or chunked) before 408. */
+  bodyIdleTimeoutMs?: number;
+  /** How often Node checks the head and request timeouts (its default is 30 s), and the body watch its bodies. */
   checkIntervalMs?: number;
 }
 
-export const DEFAULT_TIMEOUTS = { headersTimeoutMs: 10_000, requestTimeoutMs: 60_000, checkIntervalMs: 1_000 } as const;
+export const DEFAULT_TIMEOUTS = { headersTimeoutMs: 10_000, requestTimeoutMs: 60_000, bodyIdleTimeoutMs: 5_000, checkIntervalMs: 1_000 } as const;
+
+interface WatchedBody {
+  res: ServerResponse;
+  bytesRead: number;
+  since: number;
+}
+
+/**
+ * A client that announces a body (Content-Length: 100) and sends less would hold its
+ * connection, and the request's handler, for the whole request timeout (60 s). So a body
+ * that stops coming is bounded on its own: once nothing of it has arrived for
+ * `bodyIdleTimeoutMs`, the request is answered 408 in the family of its path and the
+ * connection closed. A body that keeps coming, however slowly, is not cut; nor one the
+ * service itself has not read yet (its bytes wait in the request's buffer).
+ *
+ * The socket's byte count is read every `checkIntervalMs`: the body itself is left alone,
+ * as a second reader of it would take bytes from the handler's.
+ */
+export class BodyWatch {
+  private readonly idleMs: number;
+  private readonly checkMs: number;
+  private readonly watched = new Map<IncomingMessage, WatchedBody>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(timeouts: Pick<ServerTimeouts, 'bodyIdleTimeoutMs' | 'checkIntervalMs'> = {}) {
+    this.idleMs = timeouts.bodyIdleTimeoutMs ?? DEFAULT_TIMEOUTS.bodyIdleTimeoutMs;
+    this.checkMs = Math.min(timeouts.checkIntervalMs ?? DEFAULT_TIMEOUTS.checkIntervalMs, this.idleMs);
+  }
+
+  watch(req: IncomingMessage, res: ServerResponse): void {
+    const announced = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+    if (!announced || req.complete) return;
+    this.watched.set(req, { res, bytesRead: req.socket.bytesRead, since: performance.now() });
+    this.timer ??= setInterval(() => this.check(), this.checkMs).unref();
+  }
+
+  private check(): void {
+    const now = performance.now();
+    for (const [req, w] of this.watched) {
+      const socket = req.socket;
+      if (req.complete || socket.destroyed || w.res.writableEnded) {
+        this.watched.delete(req);
+      } else if (socket.bytesRead !== w.bytesRead || req.readableLength > 0) {
+        w.bytesRead = socket.bytesRead;
+        w.since = now;
+      } else if (now - w.since >= this.idleMs) {
+        this.watched.delete(req);
+        this.expire(req, w.res);
+      }
+    }
+    if (!this.watched.size) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+    }
+  }
+
+  private expire(req: IncomingMessage, res: ServerResponse): void {
+    const length = req.headers['content-length'];
+    const announced = length !== undefined ? ` (announced: ${Number(length).toLocaleString('en-US')} bytes)` : '';
+    const seconds = this.idleMs % 1000 === 0 ? `${this.idleMs / 1000} s` : `${this.idleMs} ms`;
+    if (!res.headersSent) {
+      sendRefusal(
+        res,
+        req.url ?? '/',
+        {
+          status: 408,
+          code: 'request_timeout',
+          title: 'Request Timeout',
+          error: 'request timeout',
+          detail: `The request body stopped arriving before its end${announced}: nothing more of it came for ${seconds}.`,
+        },
+        {},
+        true,
+      );
+    }
+    // The handler still waits for the rest of the body; closing the connection ends that wait.
+    res.once('finish', () => req.socket.destroy());
+    if (res.writableFinished) req.socket.destroy();
+  }
+}
 
 /** What Node's parser refused, before any route could answer: status and explanation. */
 function parserRefusal(err: NodeJS.ErrnoException): [number, string, string] {
@@ -115,10 +207,52 @@ function clientErrorAnswer(headers: Readonly<Record<string, string>>) {
   };
 }
 
+/** The API path a console-server path is for: after `/upstream/<host>` for its proxy, else the path itself. */
+function apiPathOf(url: string): string {
+  if (!url.startsWith(UPSTREAM_PREFIX)) return url;
+  const slash = url.indexOf('/', UPSTREAM_PREFIX.length);
+  return slash < 0 ? '/' : url.slice(slash);
+}
+
 /**
- * Timeouts for slow clients, and JSON answers to what the parser refuses, with `headers`
- * (the console server's security headers). This is the server's only answer to those:
- * a handler added before (Vite's, with an empty body) is removed.
+ * CONNECT (a proxy tunnel) and Upgrade (another protocol, e.g. a WebSocket) are not what this
+ * server speaks. Node hands them to 'connect' and 'upgrade' listeners with the bare socket,
+ * and destroyed a CONNECT with no listener: the client got 0 bytes. So they are answered with
+ * a 400 in the family of the path asked for (a CONNECT's target is no path: the
+ * custom-metadata shape), with `headers`, and the connection is closed.
+ *
+ * Where another listener takes upgrades (Vite's dev server, for its hot reload), only the
+ * API paths are answered here; the rest stays the other listener's.
+ */
+function protocolSwitchAnswer(server: Server, headers: Readonly<Record<string, string>>) {
+  const extra = Object.entries(headers)
+    .filter(([k]) => !['content-type', 'content-length', 'connection', 'x-content-type-options'].includes(k.toLowerCase()))
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
+  return (req: IncomingMessage, socket: Socket): void => {
+    const url = req.url ?? '';
+    const connect = req.method === 'CONNECT';
+    const api = !connect && (isServicePath(url) || url.startsWith(UPSTREAM_PREFIX));
+    if (!connect && !api && server.listenerCount('upgrade') > 1) return;
+    socket.on('error', () => {});
+    if (!socket.writable) return void socket.destroy();
+    const id = newRequestId();
+    const detail = connect
+      ? 'CONNECT is not supported: this server is no proxy. Send HTTP requests to it directly.'
+      : `This server does not switch protocols (Upgrade: ${clip(String(req.headers.upgrade ?? ''), 60)}); send the request without Upgrade.`;
+    const { contentType, body } = refusalBody(connect ? 'metadata' : familyOf(apiPathOf(url)), { status: 400, code: 'invalid_request', title: 'Invalid Request', error: 'bad request', detail }, id);
+    socket.end(
+      `HTTP/1.1 400 Bad Request\r\nContent-Type: ${contentType}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}` +
+        `Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nX-Request-Id: ${id}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  };
+}
+
+/**
+ * Timeouts for slow clients, and JSON answers to what the parser refuses and to CONNECT and
+ * Upgrade requests, with `headers` (the console server's security headers). This is the
+ * server's only answer to parser errors: a handler added before (Vite's, with an empty body)
+ * is removed.
  */
 export function hardenServer(server: Server, timeouts: ServerTimeouts = {}, headers: Readonly<Record<string, string>> = {}): void {
   const t = { ...DEFAULT_TIMEOUTS, ...timeouts };
@@ -126,6 +260,9 @@ export function hardenServer(server: Server, timeouts: ServerTimeouts = {}, head
   server.requestTimeout = t.requestTimeoutMs;
   server.removeAllListeners('clientError');
   server.on('clientError', clientErrorAnswer(headers));
+  const switchAnswer = protocolSwitchAnswer(server, headers);
+  server.on('connect', switchAnswer);
+  server.on('upgrade', switchAnswer);
   watchConnections(server);
 }
 
@@ -141,7 +278,13 @@ export function listen(
 ): Promise<{ url: string; close(): Promise<void> }> {
   const checkInterval = timeouts.checkIntervalMs ?? DEFAULT_TIMEOUTS.checkIntervalMs;
   const listener = requestListener(service);
-  const server = createServer({ connectionsCheckingInterval: checkInterval }, (req, res) => void listener(req, res));
+  const bodies = new BodyWatch(timeouts);
+  const garbage = new LargeBodyCollector();
+  const server = createServer({ connectionsCheckingInterval: checkInterval }, (req, res) => {
+    bodies.watch(req, res);
+    res.once('close', () => garbage.answered(req));
+    void listener(req, res);
+  });
   hardenServer(server, timeouts);
   return new Promise((resolve, reject) => {
     server.once('error', reject);

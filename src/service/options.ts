@@ -1,5 +1,5 @@
-import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { ServiceOptions } from './app.ts';
+import { durationFlag, integerFlag, MAX_TIMER_MS, UsageError } from './flags.ts';
 import { parseAllowedHosts } from './request-guard.ts';
 
 /** Flags the `service` and `start` commands share, turned into service options. */
@@ -19,24 +19,29 @@ export const SERVICE_FLAGS = {
   'durable-retention': { type: 'string' },
 } as const;
 
-export class UsageError extends Error {}
+/**
+ * The range of every number flag (README, Commands). Timers stay within what Node honours
+ * (MAX_TIMER_MS); counts are far above any real use and far below what would overflow.
+ */
+export const NUMBER_FLAGS = {
+  port: { min: 0, max: 65_535, meaning: 'the port to listen on, 0 for any free one' },
+  'rate-limit': { min: 0, max: 1_000_000, meaning: 'requests a minute per token, 0 for no limit' },
+  'max-runs': { min: 0, max: 10_000, meaning: 'the stream and wait runs one token may have going at once, 0 for no limit' },
+  'max-durable-runs': { min: 0, max: 10_000, meaning: 'the durable runs not yet over one token may have at once, 0 for no limit' },
+  'durable-timeout-ms': { min: 1, max: MAX_TIMER_MS, meaning: "milliseconds of a durable turn's execution deadline" },
+  'durable-grace-ms': { min: 1, max: MAX_TIMER_MS, meaning: 'milliseconds of grace after that deadline' },
+  'upstream-timeout-ms': { min: 1, max: MAX_TIMER_MS, meaning: 'milliseconds an upstream may send nothing' },
+} as const;
 
-type FlagSpec = NonNullable<ParseArgsConfig['options']>;
+/** `--durable-retention`: from 1 ms to a year. */
+export const RETENTION_RANGE = { min: 1, max: 365 * 86_400_000 } as const;
 
-export function parseFlags<const T extends FlagSpec>(args: string[], options: T) {
-  try {
-    return parseArgs({ args, options, allowPositionals: false as const, strict: true as const }).values;
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
-}
-
+/** `--port`, else the PORT variable, else `fallback`. */
 export function portOf(value: string | undefined, fallback: number): number {
-  const raw = value ?? process.env.PORT;
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new UsageError(`Port "${raw}" is not a number from 0 to 65535.`);
-  return n;
+  if (value !== undefined) return integerFlag('port', value, NUMBER_FLAGS.port)!;
+  const env = process.env.PORT;
+  if (env === undefined || env === '') return fallback;
+  return integerFlag('PORT (environment variable)', env, NUMBER_FLAGS.port)!;
 }
 
 export function serviceOptionsOf(values: {
@@ -57,20 +62,11 @@ export function serviceOptionsOf(values: {
   for (const o of origins) {
     if (!URL.canParse(o) || new URL(o).origin !== o) throw new UsageError(`--cors-origin "${o}" is not an origin such as https://console.example.com (no path, no trailing slash).`);
   }
-  let rateLimitPerMinute: number | undefined;
-  if (values['rate-limit'] !== undefined) {
-    rateLimitPerMinute = Number(values['rate-limit']);
-    if (!Number.isInteger(rateLimitPerMinute) || rateLimitPerMinute < 0) {
-      throw new UsageError('--rate-limit takes requests per minute per token, 0 for none.');
-    }
-  }
+  const rateLimitPerMinute = integerFlag('rate-limit', values['rate-limit'], NUMBER_FLAGS['rate-limit']);
   const allowed = parseAllowedHosts(values['allowed-host'] ?? []);
   if (allowed.problem) throw new UsageError(allowed.problem);
-  const maxRunsPerToken = countOf(values['max-runs'], '--max-runs takes the runs one token may have going at once, 0 for no limit.');
-  const maxDurableRunsPerToken = countOf(
-    values['max-durable-runs'],
-    '--max-durable-runs takes the durable runs not yet over one token may have at once, 0 for no limit.',
-  );
+  const maxRunsPerToken = integerFlag('max-runs', values['max-runs'], NUMBER_FLAGS['max-runs']);
+  const maxDurableRunsPerToken = integerFlag('max-durable-runs', values['max-durable-runs'], NUMBER_FLAGS['max-durable-runs']);
   return {
     dataDir: values.data,
     allowedHosts: allowed.hosts,
@@ -84,41 +80,15 @@ export function serviceOptionsOf(values: {
   };
 }
 
-function countOf(raw: string | undefined, usage: string): number | undefined {
-  if (raw === undefined) return undefined;
-  const n = Number(raw);
-  if (raw.trim() === '' || !Number.isInteger(n) || n < 0) throw new UsageError(usage);
-  return n;
-}
-
-const UNITS_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** A duration such as `1d`, `12h`, `30m`, `90s` or `500ms`; a bare number is milliseconds. */
-export function durationMs(flag: string, raw: string): number {
-  const m = /^\s*(\d+)\s*(ms|s|m|h|d)?\s*$/.exec(raw);
-  const ms = m ? Number(m[1]) * UNITS_MS[m[2] ?? 'ms']! : NaN;
-  if (!Number.isSafeInteger(ms) || ms < 1) {
-    throw new UsageError(`--${flag} takes a duration such as 1d, 12h, 30m, 90s or 500ms (a bare number is milliseconds), at least 1 ms.`);
-  }
-  return ms;
-}
-
-function positiveMs(flag: string, raw: string | undefined): number | undefined {
-  if (raw === undefined) return undefined;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new UsageError(`--${flag} takes a whole number of milliseconds, at least 1.`);
-  return n;
-}
-
 /** Shorter durable-run deadlines, so the expiry of a run can be seen without waiting 40 minutes; how long ended runs are kept. */
 function durableOptionsOf(values: {
   'durable-timeout-ms'?: string;
   'durable-grace-ms'?: string;
   'durable-retention'?: string;
 }): Pick<ServiceOptions, 'durableTimeoutMs' | 'durableGraceMs' | 'durableRetentionMs'> {
-  const timeout = positiveMs('durable-timeout-ms', values['durable-timeout-ms']);
-  const grace = positiveMs('durable-grace-ms', values['durable-grace-ms']);
-  const retention = values['durable-retention'] === undefined ? undefined : durationMs('durable-retention', values['durable-retention']);
+  const timeout = integerFlag('durable-timeout-ms', values['durable-timeout-ms'], NUMBER_FLAGS['durable-timeout-ms']);
+  const grace = integerFlag('durable-grace-ms', values['durable-grace-ms'], NUMBER_FLAGS['durable-grace-ms']);
+  const retention = durationFlag('durable-retention', values['durable-retention'], RETENTION_RANGE);
   return {
     ...(timeout !== undefined && { durableTimeoutMs: timeout }),
     ...(grace !== undefined && { durableGraceMs: grace }),
@@ -145,10 +115,11 @@ export function upstreamsFromEnv(): string[] {
 
 export function upstreamProxyOptionsFromEnv(): { timeoutMs?: number } {
   const raw = process.env[UPSTREAM_TIMEOUT_ENV];
-  return raw ? { timeoutMs: Number(raw) } : {};
+  // Set by `npm start` from a checked flag; checked again, as anyone may set it for `npm run dev`.
+  return raw ? { timeoutMs: integerFlag(UPSTREAM_TIMEOUT_ENV, raw, NUMBER_FLAGS['upstream-timeout-ms']) } : {};
 }
 
 /** `--upstream-timeout-ms`: how long an upstream may send nothing. */
 export function upstreamTimeoutOf(raw: string | undefined): number | undefined {
-  return positiveMs('upstream-timeout-ms', raw);
+  return integerFlag('upstream-timeout-ms', raw, NUMBER_FLAGS['upstream-timeout-ms']);
 }

@@ -4,7 +4,8 @@
  * when a run ends, the client's leaving included.
  */
 import { afterEach, describe, expect, test } from 'vitest';
-import { serviceOptionsOf, UsageError } from './options.ts';
+import { UsageError } from './flags.ts';
+import { serviceOptionsOf } from './options.ts';
 import type { RunEnded, RunStarted } from './runs.ts';
 import { answerOf, expectLegacyError, expectProblem, listeningService, TOKENS, type Answer } from './test-http.ts';
 

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Message } from '../../contract/agents.ts';
 import { isActiveState, type RunConflictReason, type Decision, type ApprovalResponse, type DurableRunError, type ToolApproval } from '../../contract/durable-runs.ts';
 import { planRun, type AgentDefinition } from '../agents.ts';
+import { clip, listText } from '../problem-list.ts';
 import type { RunRequest } from '../runs.ts';
 import { Slice } from '../turns.ts';
 import { every, systemClock, type Clock, type Timer } from './clock.ts';
@@ -14,6 +15,19 @@ export const DEFAULT_DURABLE_GRACE_MS = 10 * 60_000;
 
 /** Terminal runs are deleted this long after they ended (`--durable-retention`). */
 export const DEFAULT_DURABLE_RETENTION_MS = 24 * 3_600_000;
+
+/**
+ * The clean-up sweep runs once per retention period, but never more often than every
+ * SWEEP_MIN_PERIOD_MS (a 1 ms retention would otherwise sweep a thousand times a second,
+ * taking CPU while idle) nor less often than every SWEEP_MAX_PERIOD_MS. A read of a run past
+ * its retention deletes it at once, so a floor costs no correctness.
+ */
+export const SWEEP_MIN_PERIOD_MS = 1_000;
+export const SWEEP_MAX_PERIOD_MS = 60_000;
+
+export function sweepPeriodMs(retentionMs: number): number {
+  return Math.max(SWEEP_MIN_PERIOD_MS, Math.min(retentionMs, SWEEP_MAX_PERIOD_MS));
+}
 
 /** A run's output text is bounded: past this many UTF-8 bytes it fails (reference choice). */
 export const DEFAULT_DURABLE_MAX_OUTPUT_BYTES = 1024 * 1024;
@@ -192,7 +206,7 @@ export class DurableRuns {
     this.clock = options.clock ?? systemClock;
     // Ended runs go even when nobody reads or creates any (a read of one also deletes it, below).
     this.sweep();
-    this.sweeper = every(this.clock, Math.min(this.retentionMs, 60_000), () => this.sweep());
+    this.sweeper = every(this.clock, sweepPeriodMs(this.retentionMs), () => this.sweep());
   }
 
   /** Persists a new run, answers its first snapshot, and starts it in the background; refused when the owner is at the cap. */
@@ -285,9 +299,11 @@ export class DurableRuns {
   respond(row: RunRow, responses: ApprovalResponse[]): Outcome {
     const id = row.run_id;
     const ids = responses.map((r) => r.interaction_id);
-    const dup = ids.find((x, i) => ids.indexOf(x) !== i);
+    // A set, not indexOf per id: 23,000 ids took the event loop for a second and more.
+    const unique = new Set<string>();
+    const dup = ids.find((x) => unique.size === unique.add(x).size);
     if (dup !== undefined) {
-      return { ok: false, reason: 'duplicate_interaction', detail: `Interaction ${dup} appears more than once; send one decision per interaction.` };
+      return { ok: false, reason: 'duplicate_interaction', detail: `Interaction ${clip(dup)} appears more than once; send one decision per interaction.` };
     }
     const accepted = new Map(this.store.decisions(id).map((d) => [d.interaction_id, d]));
     const repeated = responses.filter((r) => accepted.has(r.interaction_id));
@@ -298,7 +314,7 @@ export class DurableRuns {
         return {
           ok: false,
           reason: 'conflicting_decision',
-          detail: `Interaction ${changed.interaction_id} was already answered ${before}; ${changed.decision} conflicts with it.`,
+          detail: `Interaction ${clip(changed.interaction_id)} was already answered ${before}; ${changed.decision} conflicts with it.`,
         };
       }
       const turn = accepted.get(repeated[0]!.interaction_id)!.turn;
@@ -308,23 +324,23 @@ export class DurableRuns {
       return {
         ok: false,
         reason: 'stale_decision',
-        detail: `Interaction(s) ${repeated.map((r) => r.interaction_id).join(', ')} were already answered in another batch; send the pending batch as it is.`,
+        detail: `Interaction(s) ${listText(repeated.map((r) => r.interaction_id))} were already answered in another batch; send the pending batch as it is.`,
       };
     }
     if (row.state !== 'REQUIRES_INPUT') {
       return {
         ok: false,
         reason: 'not_pending',
-        detail: `Run ${id} is ${row.state}, not waiting for approvals: interaction(s) ${ids.join(', ')} are not pending.`,
+        detail: `Run ${id} is ${row.state}, not waiting for approvals: interaction(s) ${listText(ids)} are not pending.`,
       };
     }
     const stored = pendingOf(row);
     const pending = new Map(stored.map((p) => [p.approval.interaction_id, p]));
     const unknown = ids.filter((x) => !pending.has(x));
     if (unknown.length) {
-      return { ok: false, reason: 'not_pending', detail: `Interaction(s) ${unknown.join(', ')} are not pending on run ${id}.` };
+      return { ok: false, reason: 'not_pending', detail: `Interaction(s) ${listText(unknown)} are not pending on run ${id}.` };
     }
-    const missing = [...pending.keys()].filter((x) => !ids.includes(x));
+    const missing = [...pending.keys()].filter((x) => !unique.has(x));
     if (missing.length) {
       return {
         ok: false,

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { parseFlags, SERVICE_FLAGS, serviceOptionsOf, UsageError } from '../options.ts';
+import { parseFlags, UsageError } from '../flags.ts';
+import { SERVICE_FLAGS, serviceOptionsOf } from '../options.ts';
 
 describe('durable deadline flags of `npm run service` and `npm start`', () => {
   test('become the service options that shorten durable runs\' deadlines', () => {

@@ -3,7 +3,8 @@ import { APPROVAL_DECISIONS, RUN_PATHS, type ApprovalResponse } from '../../cont
 import type { ProblemFieldError } from '../../contract/problem.ts';
 import { routePattern } from '../../contract/run-paths.ts';
 import type { AgentCatalog } from '../agents.ts';
-import { isPlainObject, problem, readJson, unknownKeys, type Env } from '../http.ts';
+import { isPlainObject, problem, problemListMembers, readJson, unknownKeys, type Env } from '../http.ts';
+import { clip, listText, omittedText, pointerToken, ProblemList } from '../problem-list.ts';
 import type { RunRequest } from '../runs.ts';
 import { DURABLE_LIMIT_RETRY_AFTER_S, type DurableRuns, type Outcome } from './executor.ts';
 
@@ -48,8 +49,18 @@ export function createDurableRun(c: Context<Env>, durable: DurableRuns, run: Run
 
 type Body<T> = { ok: true; value: T } | { ok: false; response: Response };
 
-function invalid(c: Context<Env>, detail: string, errors: ProblemFieldError[]): Body<never> {
-  return { ok: false, response: problem(c, 'invalid_request', detail, { errors }) };
+function invalid(c: Context<Env>, detail: string, errors: ProblemFieldError[] | ProblemList<ProblemFieldError>): Body<never> {
+  if (Array.isArray(errors)) return { ok: false, response: problem(c, 'invalid_request', detail, { errors }) };
+  return { ok: false, response: problem(c, 'invalid_request', [detail, omittedText(errors.omitted)].filter(Boolean).join(' '), problemListMembers(errors)) };
+}
+
+function unknownFields(extra: readonly string[]): ProblemList<ProblemFieldError> {
+  const list = new ProblemList<ProblemFieldError>();
+  for (const k of extra) {
+    if (list.full) list.countOnly('invalid_parameter');
+    else list.add({ pointer: `/${pointerToken(k)}`, detail: 'Unknown field.', code: 'invalid_parameter' });
+  }
+  return list;
 }
 
 async function objectBody(c: Context<Env>, allowed: string[]): Promise<Body<Record<string, unknown>>> {
@@ -57,9 +68,7 @@ async function objectBody(c: Context<Env>, allowed: string[]): Promise<Body<Reco
   if (!body.ok) return { ok: false, response: problem(c, 'invalid_request', body.message) };
   if (!isPlainObject(body.value)) return invalid(c, `The body must be a JSON object with ${allowed.join(' and ')}.`, [{ pointer: '', detail: 'Must be an object.' }]);
   const extra = unknownKeys(body.value, allowed);
-  if (extra.length) {
-    return invalid(c, `Unknown field(s): ${extra.join(', ')}. Allowed: ${allowed.join(', ')}.`, extra.map((k) => ({ pointer: `/${k}`, detail: 'Unknown field.', code: 'invalid_parameter' })));
-  }
+  if (extra.length) return invalid(c, `Unknown field(s): ${listText(extra)}. Allowed: ${allowed.join(', ')}.`, unknownFields(extra));
   const runId = body.value.run_id;
   if (typeof runId !== 'string' || runId === '') {
     return {
@@ -76,18 +85,22 @@ function responsesOf(c: Context<Env>, value: unknown): Body<ApprovalResponse[]> 
   if (!Array.isArray(value) || value.length === 0) {
     return invalid(c, 'responses must be a non-empty list of { interaction_id, decision }.', [{ pointer: '/responses', detail: 'A non-empty array is required.' }]);
   }
-  const errors: ProblemFieldError[] = [];
-  value.forEach((item: unknown, i) => {
-    const at = `/responses/${i}`;
+  const errors = new ProblemList<ProblemFieldError>();
+  // Past the listed problems each is only counted, and no pointer is built for it (nor a
+  // function per item: under tsx each one costs a defineProperty).
+  const note = (at: string, detail: string, code?: string) => (errors.full ? errors.countOnly(code) : errors.add({ pointer: at, detail, ...(code && { code }) }));
+  for (let i = 0; i < value.length; i++) {
+    const item: unknown = value[i];
+    const at = errors.full ? '' : `/responses/${i}`;
     if (!isPlainObject(item)) {
-      errors.push({ pointer: at, detail: 'Must be an object { interaction_id, decision }.' });
-      return;
+      note(at, 'Must be an object { interaction_id, decision }.');
+      continue;
     }
-    for (const k of unknownKeys(item, ['interaction_id', 'decision'])) errors.push({ pointer: `${at}/${k}`, detail: 'Unknown field.', code: 'invalid_parameter' });
-    if (typeof item.interaction_id !== 'string' || item.interaction_id === '') errors.push({ pointer: `${at}/interaction_id`, detail: 'A non-empty string is required.' });
-    if (!(APPROVAL_DECISIONS as readonly unknown[]).includes(item.decision)) errors.push({ pointer: `${at}/decision`, detail: 'Must be APPROVE or REJECT.' });
-  });
-  if (errors.length) return invalid(c, 'The responses are not valid.', errors);
+    for (const k of unknownKeys(item, ['interaction_id', 'decision'])) note(errors.full ? '' : `${at}/${pointerToken(k)}`, 'Unknown field.', 'invalid_parameter');
+    if (typeof item.interaction_id !== 'string' || item.interaction_id === '') note(`${at}/interaction_id`, 'A non-empty string is required.');
+    if (!(APPROVAL_DECISIONS as readonly unknown[]).includes(item.decision)) note(`${at}/decision`, 'Must be APPROVE or REJECT.');
+  }
+  if (!errors.empty) return invalid(c, 'The responses are not valid.', errors);
   return { ok: true, value: value as ApprovalResponse[] };
 }
 
@@ -95,7 +108,7 @@ function responsesOf(c: Context<Env>, value: unknown): Body<ApprovalResponse[]> 
 export function registerDurableRoutes(app: Hono<Env>, mountedAt: string, catalog: AgentCatalog, durable: DurableRuns): void {
   const notFound = (c: Context<Env>, agentId: string, runId: string) =>
     // One answer for an unknown run, another token's run and another agent's run: none may be told apart.
-    problem(c, 'resource_not_found', `No run "${runId}" of agent "${agentId}" for this token.`);
+    problem(c, 'resource_not_found', `No run "${clip(runId)}" of agent "${clip(agentId)}" for this token.`);
   const answer = (c: Context<Env>, outcome: Outcome) =>
     outcome.ok ? runAnswer(c, outcome.run) : problem(c, 'conflict', outcome.detail, { reason: outcome.reason });
 

@@ -5,9 +5,10 @@ import { scopesAllowAgents, AGENTS_SCOPE } from '../../contract/scopes.ts';
 import { LEGACY_RUNS_DEPRECATED_AT, LEGACY_RUNS_SUNSET_AT } from '../../contract/agents.ts';
 import { legacyRunPath, platformRunsPath, routePattern, RUN_PATHS } from '../../contract/run-paths.ts';
 import { EXECUTION_MODES } from '../../contract/durable-runs.ts';
-import { publicAgent, type AgentCatalog, type AgentDefinition, type RunInputProblem } from '../agents.ts';
+import { publicAgent, type AgentCatalog, type AgentDefinition } from '../agents.ts';
 import { authenticate, rateLimit } from '../auth.ts';
-import { closeAfterTooLarge, isPlainObject, legacyError, MAX_BODY_BYTES, problem, readJson, unknownKeys, type Env } from '../http.ts';
+import { closeAfterTooLarge, isPlainObject, legacyError, MAX_BODY_BYTES, problem, problemListMembers, readJson, unknownKeys, type Env } from '../http.ts';
+import { clip, listText, omittedText, pointerToken, ProblemList, type FieldProblem } from '../problem-list.ts';
 import { streamRun, waitRun, type RunOptions, type RunRequest, type RunSlots } from '../runs.ts';
 import type { Store } from '../store.ts';
 import type { DurableRuns } from '../durable/executor.ts';
@@ -26,20 +27,26 @@ export const RUN_LIMIT_RETRY_AFTER_S = 5;
 
 /** The family-specific ways to refuse, so both routers share one flow. */
 interface Family {
-  error(c: Context<Env>, status: number, code: string, detail: string, problems?: RunInputProblem[]): Response;
+  error(c: Context<Env>, status: number, code: string, detail: string, problems?: ProblemList<FieldProblem>): Response;
   unauthorizedTools(c: Context<Env>, agent: AgentDefinition): Response;
 }
 
 const EMPTY_HINT = 'Every form field must be present, optional ones included; send "" for an optional field with no value.';
 
-/** The client API answers errors as one string, so field problems are folded into it. */
-function legacyProblemText(detail: string, problems: RunInputProblem[] = []): string {
-  const missing = problems.filter((p) => p.code === 'missing_required_field' && p.pointer.startsWith('/input/'));
-  const other = problems.filter((p) => !missing.includes(p));
+/**
+ * The client API answers errors as one string, so field problems are folded into it: the
+ * listed ones (each detail names its pointer), then how many more there were.
+ */
+function legacyProblemText(detail: string, problems?: ProblemList<FieldProblem>): string {
+  if (!problems || problems.empty) return detail;
+  const isMissingField = (p: FieldProblem) => p.code === 'missing_required_field' && p.pointer.startsWith('/input/');
+  const missing = problems.listed.filter(isMissingField);
   const parts = [detail];
-  if (missing.length) parts.push(`Missing form field(s): ${missing.map((p) => p.pointer.slice('/input/'.length)).join(', ')}. ${EMPTY_HINT}`);
-  parts.push(...other.map((p) => p.detail));
-  return parts.join(' ');
+  if (missing.length) parts.push(`Missing form field(s): ${missing.map((p) => clip(p.pointer.slice('/input/'.length))).join(', ')}. ${EMPTY_HINT}`);
+  for (const p of problems.listed) if (!isMissingField(p)) parts.push(clip(p.detail, 500));
+  if (problems.incomplete) parts.push(problems.incomplete);
+  parts.push(omittedText(problems.omitted));
+  return parts.filter(Boolean).join(' ');
 }
 
 const legacy: Family = {
@@ -60,8 +67,11 @@ const legacy: Family = {
 };
 
 const platform: Family = {
-  error: (c, _status, code, detail, problems) =>
-    problem(c, code, detail, problems?.length ? { errors: problems.map(({ pointer, detail: d, code: pc }) => ({ pointer, detail: d, code: pc })) } : {}),
+  error: (c, _status, code, detail, problems) => {
+    if (!problems || problems.empty) return problem(c, code, detail);
+    const members = problemListMembers(problems);
+    return problem(c, code, [detail, problems.incomplete, omittedText(problems.omitted)].filter(Boolean).join(' '), members);
+  },
   unauthorizedTools: (c, agent) =>
     problem(c, 'tools_unauthorized', `Agent ${agent.agent_id} uses tools you have not authorized.`, {
       authentication_suggestions: (agent.behaviour.unauthorizedTools ?? []).map((t) => ({
@@ -70,6 +80,16 @@ const platform: Family = {
       })),
     }),
 };
+
+/** Keys of a body that its endpoint does not take, as problems pointing at each. */
+function unknownFieldProblems(extra: readonly string[]): ProblemList<FieldProblem> {
+  const problems = new ProblemList<FieldProblem>();
+  for (const k of extra) {
+    if (problems.full) problems.countOnly('invalid_parameter');
+    else problems.add({ pointer: `/${pointerToken(k)}`, detail: 'Unknown field.', code: 'invalid_parameter' });
+  }
+  return problems;
+}
 
 function guard(store: Store, family: Family, rateLimitPerMinute: number) {
   const app = new Hono<Env>();
@@ -116,8 +136,8 @@ async function parseBody(c: Context<Env>, family: Family, allowed: readonly stri
   if (extra.length) {
     return {
       ok: false,
-      response: family.error(c, 400, 'invalid_request', `Unknown field(s): ${extra.join(', ')}. Allowed: ${allowed.join(', ')}.`,
-        extra.map((k) => ({ pointer: `/${k}`, detail: 'Unknown field.', code: 'invalid_parameter' as const }))),
+      // The client API's string names them already; the platform's problem points at each.
+      response: family.error(c, 400, 'invalid_request', `Unknown field(s): ${listText(extra)}. Allowed: ${allowed.join(', ')}.`, family === platform ? unknownFieldProblems(extra) : undefined),
     };
   }
   return { ok: true, value: body.value };
@@ -128,10 +148,10 @@ function prepareRun(c: Context<Env>, family: Family, catalog: AgentCatalog, agen
   const { input, messages, metadata } = body;
   const problems = catalog.checkRun(agent, input, messages);
   if (metadata !== undefined && !isPlainObject(metadata)) {
-    problems.push({ pointer: '/metadata', code: 'invalid_parameter', detail: 'metadata must be an object.' });
+    problems.add({ pointer: '/metadata', code: 'invalid_parameter', detail: 'metadata must be an object.' });
   }
-  if (problems.length) {
-    const missing = problems.some((p) => p.code === 'missing_required_field');
+  if (!problems.empty) {
+    const missing = problems.hasCode('missing_required_field');
     return {
       ok: false,
       response: family.error(c, 400, missing ? 'missing_required_field' : 'invalid_request', 'The run request is invalid.', problems),
@@ -185,7 +205,7 @@ const SUNSET = LEGACY_RUNS_SUNSET_AT.toUTCString();
 /** Client API, `/rest/api/v1`: beta, with deprecated run endpoints. */
 export function legacyAgentRoutes(store: Store, catalog: AgentCatalog, options: AgentRoutesOptions) {
   const app = guard(store, legacy, options.rateLimitPerMinute);
-  const unknownAgent = (c: Context<Env>, id: string) => legacy.error(c, 404, 'resource_not_found', `Unknown agent: ${id}`);
+  const unknownAgent = (c: Context<Env>, id: string) => legacy.error(c, 404, 'resource_not_found', `Unknown agent: ${clip(id)}`);
 
   app.post('/agents/search', async (c) => {
     const body = await parseBody(c, legacy, ['name'], false);
@@ -230,7 +250,7 @@ export function legacyAgentRoutes(store: Store, catalog: AgentCatalog, options: 
 /** Platform API, `/api`: the replacements. */
 export function platformAgentRoutes(store: Store, catalog: AgentCatalog, options: AgentRoutesOptions) {
   const app = guard(store, platform, options.rateLimitPerMinute);
-  const unknownAgent = (c: Context<Env>, id: string) => problem(c, 'resource_not_found', `No agent with id "${id}".`);
+  const unknownAgent = (c: Context<Env>, id: string) => problem(c, 'resource_not_found', `No agent with id "${clip(id)}".`);
 
   app.post('/agents/search', async (c) => {
     const body = await parseBody(c, platform, ['name'], false);

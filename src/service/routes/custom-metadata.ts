@@ -14,6 +14,7 @@ import { docIdProblem, nameProblem } from '../../contract/names.ts';
 import { scopesCoverGroup, scopesThatCover } from '../../contract/scopes.ts';
 import { authenticate, rateLimit } from '../auth.ts';
 import { closeAfterTooLarge, isPlainObject, MAX_BODY_BYTES, metadataError, readJson, unknownKeys, type Env } from '../http.ts';
+import { clip, listText } from '../problem-list.ts';
 import type { Store } from '../store.ts';
 
 const KEY_FIELDS = [
@@ -34,7 +35,7 @@ export function checkSchemaBody(body: unknown): Checked<MetadataSchema> {
   const bad = (message: string): Checked<MetadataSchema> => ({ ok: false, error: 'invalid schema', message });
   if (!isPlainObject(body)) return bad('The body must be a JSON object: { "metadataKeys": [ ... ] }.');
   const extra = unknownKeys(body, ['metadataKeys']);
-  if (extra.length) return bad(`Unknown field(s) in the body: ${extra.join(', ')}.`);
+  if (extra.length) return bad(`Unknown field(s) in the body: ${listText(extra)}.`);
   const keys = body.metadataKeys;
   if (!Array.isArray(keys)) return bad('metadataKeys must be an array of key definitions.');
   if (keys.length > MAX_KEYS_PER_GROUP) return bad(`A group has at most ${MAX_KEYS_PER_GROUP} keys; this schema has ${keys.length}.`);
@@ -44,7 +45,7 @@ export function checkSchemaBody(body: unknown): Checked<MetadataSchema> {
     const at = `metadataKeys[${i}]`;
     if (!isPlainObject(key)) return bad(`${at} must be an object with name and propertyType.`);
     const unknown = unknownKeys(key, KEY_FIELDS);
-    if (unknown.length) return bad(`${at} has unknown field(s): ${unknown.join(', ')}.`);
+    if (unknown.length) return bad(`${at} has unknown field(s): ${listText(unknown)}.`);
     if (typeof key.name !== 'string') return bad(`${at}.name must be a string.`);
     const nameIssue = nameProblem(key.name, 'key name');
     if (nameIssue) return bad(`${at}: ${nameIssue}`);
@@ -53,10 +54,10 @@ export function checkSchemaBody(body: unknown): Checked<MetadataSchema> {
     seen.set(key.name.toLowerCase(), key.name);
     if (typeof key.propertyType !== 'string') return bad(`${at}.propertyType must be one of ${PROPERTY_TYPES.join(', ')}.`);
     if (UNSUPPORTED_TYPES.includes(key.propertyType)) {
-      return bad(`${at}.propertyType ${key.propertyType} is not supported by this API; use one of ${PROPERTY_TYPES.join(', ')}.`);
+      return bad(`${at}.propertyType ${clip(key.propertyType)} is not supported by this API; use one of ${PROPERTY_TYPES.join(', ')}.`);
     }
     if (!(PROPERTY_TYPES as readonly string[]).includes(key.propertyType)) {
-      return bad(`${at}.propertyType "${key.propertyType}" is unknown; use one of ${PROPERTY_TYPES.join(', ')}.`);
+      return bad(`${at}.propertyType "${clip(key.propertyType)}" is unknown; use one of ${PROPERTY_TYPES.join(', ')}.`);
     }
     if (key.skipIndexing !== undefined && typeof key.skipIndexing !== 'boolean') return bad(`${at}.skipIndexing must be true or false.`);
     out.push(key as unknown as MetadataKey);
@@ -68,7 +69,7 @@ export function checkValuesBody(body: unknown, schema: MetadataSchema): Checked<
   const bad = (message: string): Checked<CustomProperty[]> => ({ ok: false, error: 'invalid metadata', message });
   if (!isPlainObject(body)) return bad('The body must be a JSON object: { "customMetadata": [ { "name", "value" } ] }.');
   const extra = unknownKeys(body, ['customMetadata']);
-  if (extra.length) return bad(`Unknown field(s) in the body: ${extra.join(', ')}.`);
+  if (extra.length) return bad(`Unknown field(s) in the body: ${listText(extra)}.`);
   if (!Array.isArray(body.customMetadata)) return bad('customMetadata must be an array of { name, value }.');
   const types = new Map(schema.metadataKeys.map((k) => [k.name.toLowerCase(), k]));
   const out: CustomProperty[] = [];
@@ -77,10 +78,10 @@ export function checkValuesBody(body: unknown, schema: MetadataSchema): Checked<
     const at = `customMetadata[${i}]`;
     if (!isPlainObject(item)) return bad(`${at} must be an object { name, value }.`);
     const unknown = unknownKeys(item, ['name', 'value']);
-    if (unknown.length) return bad(`${at} has unknown field(s): ${unknown.join(', ')}.`);
+    if (unknown.length) return bad(`${at} has unknown field(s): ${listText(unknown)}.`);
     if (typeof item.name !== 'string') return bad(`${at}.name must be a string.`);
     const key = types.get(item.name.toLowerCase());
-    if (!key) return bad(`${at}: "${item.name}" is not a key of this group (keys: ${schema.metadataKeys.map((k) => k.name).join(', ') || 'none'}).`);
+    if (!key) return bad(`${at}: "${clip(item.name)}" is not a key of this group (keys: ${schema.metadataKeys.map((k) => k.name).join(', ') || 'none'}).`);
     if (seen.has(key.name.toLowerCase())) return bad(`${at}: "${item.name}" is given twice.`);
     seen.add(key.name.toLowerCase());
     const v = item.value;
@@ -159,7 +160,7 @@ export function customMetadataRoutes(store: Store, options: { rateLimitPerMinute
           c,
           409,
           'incompatible schema change',
-          `Documents carry values for ${clashes.map((k) => `"${k}"`).join(', ')}; their propertyType cannot change. Remove those values first, or add a new key.`,
+          `Documents carry values for ${listText(clashes, true)}; their propertyType cannot change. Remove those values first, or add a new key.`,
         );
       }
     } else if (store.countGroups() >= MAX_GROUPS) {

@@ -3,6 +3,7 @@ import { bodyLimit } from '../body-limit.ts';
 import { isKnownScopeShape } from '../../contract/scopes.ts';
 import { closeAfterTooLarge, isPlainObject, metadataError, readJson, unknownKeys, type Env } from '../http.ts';
 import { isAllowedHost } from '../request-guard.ts';
+import { listText } from '../problem-list.ts';
 import type { RunLog } from '../run-log.ts';
 import { newTokenString, type Store } from '../store.ts';
 
@@ -60,7 +61,7 @@ export function sandboxRoutes(store: Store, info: () => Record<string, unknown>,
     const v = body.value;
     if (!isPlainObject(v)) return metadataError(c, 400, 'invalid body', 'The body must be { "scopes": [ ... ], "label"?: string }.');
     const extra = unknownKeys(v, ['scopes', 'label']);
-    if (extra.length) return metadataError(c, 400, 'invalid body', `Unknown field(s): ${extra.join(', ')}.`);
+    if (extra.length) return metadataError(c, 400, 'invalid body', `Unknown field(s): ${listText(extra)}.`);
     const scopes = v.scopes;
     if (!Array.isArray(scopes) || scopes.length === 0 || scopes.length > 20 || !scopes.every((s) => typeof s === 'string')) {
       return metadataError(c, 400, 'invalid scopes', 'scopes must be a list of 1 to 20 scope strings.');
@@ -71,7 +72,7 @@ export function sandboxRoutes(store: Store, info: () => Record<string, unknown>,
         c,
         400,
         'invalid scopes',
-        `Unknown scope(s): ${bad.join(', ')}. Use custommetadata:global_scope, custommetadata:<group> or agents.run.`,
+        `Unknown scope(s): ${listText(bad)}. Use custommetadata:global_scope, custommetadata:<group> or agents.run.`,
       );
     }
     if (v.label !== undefined && (typeof v.label !== 'string' || v.label.length > 100)) {
