@@ -1,0 +1,159 @@
+/**
+ * Issue 27, the page: whatever an instance sends, the console answers within a second and says
+ * what it cut or refused. Each test reaches a hostile stand-in instance (scripts/hostile-instance.ts,
+ * a bare node:http server this file starts on a free port) through a console server of its own,
+ * started with `--upstream` pointing at it, on a profile that connects through that server.
+ */
+import { test as base, expect } from './fixtures';
+import { Heartbeat } from './pages/heartbeat';
+import { startConsoleServer, type ConsoleServer } from '../scripts/console-server';
+import {
+  CATASTROPHIC_INPUT,
+  CATASTROPHIC_PATTERN,
+  HOSTILE_TOKEN,
+  HUGE_ENUM_VALUES,
+  MANY_MESSAGES,
+  MEGABYTE_EVENTS,
+  startHostileInstance,
+  WIDE_FORM_FIELDS,
+  WIDE_GROUP_KEYS,
+  type HostileInstance,
+} from '../scripts/hostile-instance';
+
+/** The page must answer within this, throughout (issue 27). */
+const RESPONSIVE_MS = 1_000;
+
+const test = base.extend<{ heartbeat: Heartbeat }, { hostile: { instance: HostileInstance; console: ConsoleServer } }>({
+  hostile: [
+    // Playwright reads a fixture's dependencies from its first parameter: this one has none.
+    // eslint-disable-next-line no-empty-pattern
+    async ({}, use) => {
+      const instance = await startHostileInstance();
+      const server = await startConsoleServer(['--upstream', instance.origin]);
+      try {
+        await use({ instance, console: server });
+      } finally {
+        server.stop();
+        await instance.close();
+      }
+    },
+    { scope: 'worker', timeout: 120_000 },
+  ],
+  baseURL: async ({ hostile }, use) => {
+    await use(hostile.console.origin);
+  },
+  heartbeat: async ({ page, connection }, use) => {
+    const heartbeat = new Heartbeat(page);
+    await heartbeat.install();
+    // A profile that reaches the hostile instance through the console's server.
+    await connection.open();
+    await connection.createProfile({ name: 'Hostile', mode: 'proxy', token: HOSTILE_TOKEN });
+    await use(heartbeat);
+  },
+});
+
+const expectResponsive = async (heartbeat: Heartbeat) => {
+  expect(await heartbeat.maxGap(), 'the longest time the page could not answer, in ms').toBeLessThan(RESPONSIVE_MS);
+};
+
+test('a catastrophic pattern is checked in linear time, and a pattern the page cannot check says so beside its field', async ({ page, runs, heartbeat }) => {
+  await page.goto('/runs/pattern-trap');
+  await expect(runs.field('Code')).toBeVisible();
+  await heartbeat.reset();
+  await runs.field('Code').fill(CATASTROPHIC_INPUT);
+  const codeHint = page.locator(`#${await runs.field('Code').getAttribute('aria-describedby')}`);
+  await expect(codeHint).toContainText(`must match pattern "${CATASTROPHIC_PATTERN}".`);
+  await expectResponsive(heartbeat);
+  await runs.field('Code').fill('aaaa');
+  await expect(codeHint).not.toContainText('must match pattern');
+
+  const pinHint = page.locator(`#${await runs.field('PIN').getAttribute('aria-describedby')}`);
+  await expect(pinHint).toContainText('Pattern not checked here');
+  await runs.field('PIN').fill('no digits');
+  await expect(runs.field('PIN')).toHaveAttribute('aria-invalid', 'false');
+  await expectResponsive(heartbeat);
+});
+
+test('a form of 20,000 fields and a 50,000-value enum is shown in part, with a search, and checked as typed', async ({ page, runs, heartbeat }) => {
+  await page.goto('/runs/wide-form');
+  await expect(runs.inputForm).toBeVisible();
+  await expect(runs.inputForm).toContainText(`${WIDE_FORM_FIELDS.toLocaleString('en-US')} fields`);
+  await expectResponsive(heartbeat);
+  // Only the fields in view are in the page.
+  expect(await runs.inputForm.locator('input, select, textarea').count()).toBeLessThan(200);
+
+  await heartbeat.reset();
+  await runs.inputForm.getByLabel('Find a field').fill('Field 19999');
+  await runs.field('Field 19999').fill('typed far down');
+  await expect(runs.field('Field 19999')).toHaveValue('typed far down');
+
+  await runs.inputForm.getByLabel('Find a field').fill('Choice');
+  const choice = runs.field('Choice');
+  await choice.fill('value-4999');
+  const choiceHint = page.locator(`#${await choice.getAttribute('aria-describedby')}`);
+  await expect(choiceHint).toContainText(`${HUGE_ENUM_VALUES.toLocaleString('en-US')} allowed values`);
+  await expect(choice).toHaveAttribute('aria-invalid', 'false');
+  await choice.fill('not-a-value');
+  await expect(choiceHint).toContainText('must be equal to one of the allowed values');
+  await expectResponsive(heartbeat);
+});
+
+test('a schema nested 2,000 levels deep is refused with a message, not the error page', async ({ page, heartbeat }) => {
+  await page.goto('/runs/deep-form');
+  const refusal = page.getByRole('main').getByRole('alert').filter({ hasText: 'nests deeper than' });
+  await expect(refusal).toBeVisible();
+  await expect(page.getByText('Something went wrong while showing it')).toHaveCount(0);
+  await expectResponsive(heartbeat);
+});
+
+test('200 events of 1 MB: each is kept and shown cut, the cut is said, the full data is downloadable, the heap stays bounded', async ({ page, runs, heartbeat }) => {
+  test.setTimeout(120_000);
+  await page.goto('/runs/megabyte-events');
+  await runs.writeMessage('Send the big ones');
+  await heartbeat.reset();
+  await runs.run.click();
+  await expect(runs.status).toHaveText('Done', { timeout: 90_000 });
+  await expect(runs.eventCount).toHaveAttribute('data-count', String(MEGABYTE_EVENTS));
+  await expectResponsive(heartbeat);
+  await expect(runs.transcript).toContainText('characters of event 1 cut');
+
+  await runs.timelineRows.first().click();
+  const detail = runs.output.getByLabel('Event 1', { exact: true });
+  await expect(detail).toContainText('Cut: shown are the first');
+  const download = page.waitForEvent('download');
+  await detail.getByRole('button', { name: 'Download the full data' }).click();
+  const file = await download;
+  expect((await file.createReadStream()).readableLength >= 0).toBe(true);
+  expect(await heartbeat.heapMb()).toBeLessThan(300);
+  await expectResponsive(heartbeat);
+});
+
+test('an event line that never ends is cut off at its limit, and the run says why', async ({ page, runs, heartbeat }) => {
+  await page.goto('/runs/endless-line');
+  await runs.writeMessage('Never stop');
+  await heartbeat.reset();
+  await runs.run.click();
+  await expect(runs.status).toHaveText('Interrupted', { timeout: 60_000 });
+  await expect(runs.output).toContainText('without an end of line');
+  await expect(runs.eventCount).toHaveAttribute('data-count', '1');
+  await expectResponsive(heartbeat);
+});
+
+test('a wait answer of 100,000 messages is shown in part, saying how many', async ({ page, runs, heartbeat }) => {
+  await page.goto('/runs/many-messages');
+  await runs.answerBy('wait');
+  await runs.writeMessage('Many please');
+  await heartbeat.reset();
+  await runs.run.click();
+  await expect(runs.status).toHaveText('Done', { timeout: 60_000 });
+  await expect(runs.output).toContainText(`of ${MANY_MESSAGES.toLocaleString('en-US')} messages`);
+  await expectResponsive(heartbeat);
+});
+
+test('a schema of 5,001 keys is listed in part, with a filter', async ({ schemas, heartbeat }) => {
+  await schemas.open();
+  await heartbeat.reset();
+  await schemas.openGroup('wide');
+  await expect(schemas.tab('Keys')).toHaveText(`Keys (${WIDE_GROUP_KEYS})`);
+  await expectResponsive(heartbeat);
+});
