@@ -5,12 +5,17 @@ import { legacyFailureOf } from './legacy-error';
 import { nextFrame, RenderThrottle, type Schedule } from './render-throttle';
 import type { RunFailure } from './run-machine';
 import type { Flavour } from './run-request';
-import { readEvent, type TimelineEntry } from './stream-event';
+import { keepFullData, readEvent, type TimelineEntry } from './stream-event';
 import { answerMessages, MAX_ANSWER_MESSAGES } from './thread';
 import { Transcript } from './transcript';
 import type { Message } from '../../../contract/agents';
 
 export type { TimelineEntry } from './stream-event';
+
+/** The full data of cut events a stream keeps, in all (as Blobs, outside the JS heap); past it, cut events keep only their beginning. */
+export const MAX_FULL_DATA_BYTES = 64 * 1024 * 1024;
+/** A conversation's answer is sent back whole in the next turn; past this size it is not kept (answerTruncated). */
+export const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
 export { failureOf } from './stream-event';
 
 /**
@@ -42,6 +47,8 @@ export class StreamLog {
   /** Text of the last message event, to recognise a legacy error at the end. */
   private lastMessageText = '';
   private lastAt = 0;
+  private fullBytes = 0;
+  private answerBytes = 0;
 
   constructor(
     readonly flavour: Flavour,
@@ -54,6 +61,11 @@ export class StreamLog {
     this.throttle = new RenderThrottle(schedule);
     this.subscribe = this.throttle.subscribe;
     this.getVersion = this.throttle.getVersion;
+  }
+
+  /** Characters of message text the transcript did not keep (transcript.ts says where). */
+  get transcriptCut(): number {
+    return this.text.cutChars;
   }
 
   get transcriptText(): string {
@@ -73,8 +85,13 @@ export class StreamLog {
     const { entry, text, failure, messages } = readEvent(e, this.events.length + 1, at, this.events.length ? at - this.lastAt : at);
     if (messages && this.answerMessages && !this.answerTruncated) {
       const answer = answerMessages(messages);
-      if (this.answerMessages.length + answer.length > MAX_ANSWER_MESSAGES) this.answerTruncated = true;
+      this.answerBytes += entry.bytes;
+      if (this.answerMessages.length + answer.length > MAX_ANSWER_MESSAGES || this.answerBytes > MAX_ANSWER_BYTES) this.answerTruncated = true;
       else this.answerMessages.push(...answer);
+    }
+    if (entry.cut && this.fullBytes + entry.bytes <= MAX_FULL_DATA_BYTES) {
+      keepFullData(entry, e.data);
+      this.fullBytes += entry.bytes;
     }
     this.lastAt = at;
     this.bytes += entry.bytes;
@@ -82,7 +99,7 @@ export class StreamLog {
     this.durationMs = at;
     if (e.event === MESSAGE_EVENT) this.messageEvents++;
     if (text !== undefined) {
-      this.text.append(text);
+      this.text.append(text, entry.seq);
       this.lastMessageText = text;
     }
     if (failure) this.failure = failure;
