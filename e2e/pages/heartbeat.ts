@@ -6,10 +6,11 @@ import type { Page } from '@playwright/test';
  * script; read over CDP, which the page's policy does not restrict (no eval in the page).
  */
 const INIT = `(() => {
-  const beat = (window.__heartbeat = { last: performance.now(), maxGap: 0, at: 0 });
+  const beat = (window.__heartbeat = { last: performance.now(), maxGap: 0, at: 0, gaps: [] });
   setInterval(() => {
     const now = performance.now();
     const gap = now - beat.last;
+    if (gap > 250 && beat.gaps.length < 50) beat.gaps.push([Math.round(beat.last), Math.round(gap)]);
     if (gap > beat.maxGap) { beat.maxGap = gap; beat.at = now; }
     beat.last = now;
   }, 50);
@@ -24,12 +25,17 @@ export class Heartbeat {
 
   /** Forgets the gaps so far (the page's own start-up, say). */
   async reset() {
-    await this.page.evaluate('window.__heartbeat.maxGap = 0; window.__heartbeat.last = performance.now()');
+    await this.page.evaluate('window.__heartbeat.maxGap = 0; window.__heartbeat.gaps = []; window.__heartbeat.last = performance.now()');
   }
 
   /** The largest gap since the page started or the last reset, the one going on included, in ms. */
   async maxGap(): Promise<number> {
     return this.page.evaluate<number>('Math.max(window.__heartbeat.maxGap, performance.now() - window.__heartbeat.last)');
+  }
+
+  /** The gaps over 250 ms so far, as `[start ms, length ms]` pairs, for a failure's message. */
+  async gaps(): Promise<string> {
+    return this.page.evaluate<string>('JSON.stringify(window.__heartbeat.gaps)');
   }
 
   /** The page's JS heap after a full collection, in MB. */

@@ -70,6 +70,8 @@ function patternFormat(source: string, test: (text: string) => boolean): string 
   return name;
 }
 
+const PATTERN_PROPERTIES_WHY = 'the page does not match the property names of a value against patterns';
+
 const escapeToken = (token: string) => token.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /**
@@ -110,7 +112,7 @@ function copySchema(schema: unknown): Copy {
         // The walker matches these against every property name with the backtracking engine, and
         // has no hook for them: they are not checked here, nor `additionalProperties` beside them,
         // whose meaning depends on which names they match.
-        unchecked.push({ schemaPath: `${at}/patternProperties`, keyword: 'patternProperties', pattern: p, why: 'the page does not match the property names of a value against patterns' });
+        unchecked.push({ schemaPath: `${at}/patternProperties`, keyword: 'patternProperties', pattern: p, why: PATTERN_PROPERTIES_WHY });
       }
       delete out.patternProperties;
       delete out.additionalProperties;
@@ -118,6 +120,39 @@ function copySchema(schema: unknown): Copy {
     return out;
   };
   return { schema: copy(schema, ''), hadFormat, patterns, unchecked };
+}
+
+/**
+ * What a check of `schema` would leave unchecked (SchemaCheck.unchecked), found without
+ * compiling it: a walk of the schema in time linear in its size.
+ */
+export function uncheckedOf(schema: unknown): Unchecked[] {
+  const out: Unchecked[] = [];
+  const stack: [unknown, string][] = [[schema, '']];
+  while (stack.length) {
+    const [node, at] = stack.pop()!;
+    if (Array.isArray(node)) {
+      for (let i = node.length - 1; i >= 0; i--) stack.push([node[i], `${at}/${i}`]);
+      continue;
+    }
+    if (!isNode(node)) continue;
+    if (typeof node.pattern === 'string') {
+      const linear = linearPattern(node.pattern);
+      if (!linear.ok) out.push({ schemaPath: `${at}/pattern`, keyword: 'pattern', pattern: node.pattern, why: linear.why });
+    }
+    if (isNode(node.patternProperties)) {
+      for (const p of Object.keys(node.patternProperties)) out.push({ schemaPath: `${at}/patternProperties`, keyword: 'patternProperties', pattern: p, why: PATTERN_PROPERTIES_WHY });
+    }
+    const children: [unknown, string][] = [];
+    for (const [key, value] of Object.entries(node)) {
+      if (IGNORED.has(key)) continue;
+      const here = `${at}/${escapeToken(key)}`;
+      if (ONE_SCHEMA.has(key) || SCHEMA_LIST.has(key)) children.push([value, here]);
+      else if (SCHEMA_MAP.has(key) && isNode(value)) for (const [k, v] of Object.entries(value)) children.push([v, `${here}/${escapeToken(k)}`]);
+    }
+    stack.push(...children.reverse());
+  }
+  return out;
 }
 
 /** A finding of a pattern carried as a format (copySchema), as the walker would have reported the pattern. */
@@ -136,8 +171,63 @@ type Lookup = ReturnType<typeof dereference>;
 const walkAll = (value: unknown, schema: unknown, lookup: Lookup, instanceLocation = '#', keywordLocation = '#') =>
   walk(value, schema as Schema, '2019-09', lookup, false, null, instanceLocation, keywordLocation);
 
-const META = copySchema(draft07);
+/**
+ * The walker checks `uniqueItems` by comparing every item with every other: a 50,000-value
+ * `enum` took 40 s to accept. The meta-schema's uniqueness rules (`enum`, `required`, `type`,
+ * `dependencies` lists) are checked by duplicateItems instead, in linear time.
+ */
+const withoutUniqueItems = (node: unknown): unknown =>
+  Array.isArray(node) ? node.map(withoutUniqueItems) : isNode(node) ? Object.fromEntries(Object.entries(node).filter(([k]) => k !== 'uniqueItems').map(([k, v]) => [k, withoutUniqueItems(v)])) : node;
+const META = copySchema(withoutUniqueItems(draft07));
 const META_LOOKUP = dereference(META.schema as Schema);
+
+/** A key equal for equal JSON values (objects by their members, in any order). */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (isNode(v)) return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(',')}}`;
+  return typeof v === 'string' ? JSON.stringify(v) : String(v);
+}
+
+/** The pair of equal items Ajv names (the last item equal to an earlier one, and the nearest such earlier one), found in linear time. */
+function equalPair(list: unknown[]): { i: number; j: number } | undefined {
+  const last = new Map<string, number>();
+  let pair: { i: number; j: number } | undefined;
+  list.forEach((item, i) => {
+    const key = canonical(item);
+    const j = last.get(key);
+    if (j !== undefined) pair = { i, j };
+    last.set(key, i);
+  });
+  return pair;
+}
+
+/** Ajv's errors for the meta-schema's lists that must hold distinct items, anywhere in `schema`. */
+function duplicateItems(schema: unknown): string[] {
+  const out: string[] = [];
+  const stack: [unknown, string][] = [[schema, '']];
+  while (stack.length) {
+    const [node, at] = stack.pop()!;
+    if (!isNode(node)) continue;
+    const lists: [string, unknown][] = [
+      ['enum', node.enum],
+      ['required', node.required],
+      ['type', node.type],
+      ...(isNode(node.dependencies) ? Object.entries(node.dependencies).map(([k, v]): [string, unknown] => [`dependencies/${escapeToken(k)}`, v]) : []),
+    ];
+    for (const [where, list] of lists) {
+      const pair = Array.isArray(list) ? equalPair(list) : undefined;
+      if (pair) out.push(`data${at}/${where} must NOT have duplicate items (items ## ${pair.j} and ${pair.i} are identical)`);
+    }
+    for (const [key, value] of Object.entries(node)) {
+      const here = `${at}/${escapeToken(key)}`;
+      if (ONE_SCHEMA.has(key) || SCHEMA_LIST.has(key)) {
+        if (Array.isArray(value)) value.forEach((v, i) => stack.push([v, `${here}/${i}`]));
+        else stack.push([value, here]);
+      } else if (SCHEMA_MAP.has(key) && isNode(value)) for (const [k, v] of Object.entries(value)) stack.push([v, `${here}/${escapeToken(k)}`]);
+    }
+  }
+  return out;
+}
 
 /** Throws what Ajv throws when asked to compile a schema it does not accept. */
 function assertValidSchema(schema: unknown): void {
@@ -145,8 +235,9 @@ function assertValidSchema(schema: unknown): void {
   const $schema = schema.$schema;
   if ($schema !== undefined && typeof $schema !== 'string') throw new Error('$schema must be a string');
   if (typeof $schema === 'string' && $schema.replace(/#$/, '') !== DRAFT_07) throw new Error(`no schema with key or ref "${$schema}"`);
-  const errors = restate(walkAll(schema, META.schema, META_LOOKUP).errors, META, schema);
-  if (errors.length) throw new Error(`schema is invalid: ${errors.map((e) => `data${e.instancePath} ${e.message}`).join(', ')}`);
+  const errors = restate(walkAll(schema, META.schema, META_LOOKUP).errors, META, schema).map((e) => `data${e.instancePath} ${e.message}`);
+  errors.push(...duplicateItems(schema));
+  if (errors.length) throw new Error(`schema is invalid: ${errors.join(', ')}`);
 }
 
 /**

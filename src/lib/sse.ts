@@ -179,25 +179,34 @@ export function boundedEvents(body: ReadableStream<Uint8Array>, limit = MAX_EVEN
     new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
         let lastEnd = -1;
-        for (let i = 0; i < chunk.length; i++) {
-          const b = chunk[i]!;
-          if (b === LF || b === CR) {
-            // CR LF is one line end; its LF neither ends another line nor counts.
-            if (!(b === LF && afterCr)) {
-              eventBytes = lineBytes === 0 ? 0 : eventBytes + 1;
-              lineBytes = 0;
-            }
-            afterCr = b === CR;
-            lastEnd = i;
-          } else {
+        // The next LF and CR from `i`, found natively (indexOf), each looked for again only once passed.
+        let nextLf = -1;
+        let nextCr = -1;
+        for (let i = 0; i < chunk.length; ) {
+          if (nextLf !== chunk.length && nextLf < i) nextLf = chunk.indexOf(LF, i) === -1 ? chunk.length : chunk.indexOf(LF, i);
+          if (nextCr !== chunk.length && nextCr < i) nextCr = chunk.indexOf(CR, i) === -1 ? chunk.length : chunk.indexOf(CR, i);
+          const end = Math.min(nextLf, nextCr);
+          const n = end - i;
+          if (n > 0) {
             afterCr = false;
-            lineBytes++;
-            if (++eventBytes > limit) {
+            lineBytes += n;
+            eventBytes += n;
+            if (eventBytes > limit) {
               controller.error(new EventTooLong(limit));
               held = [];
               return;
             }
           }
+          if (end === chunk.length) break;
+          const b = chunk[end];
+          // CR LF is one line end; its LF neither ends another line nor counts.
+          if (!(b === LF && afterCr)) {
+            eventBytes = lineBytes === 0 ? 0 : eventBytes + 1;
+            lineBytes = 0;
+          }
+          afterCr = b === CR;
+          lastEnd = end;
+          i = end + 1;
         }
         if (lastEnd === -1) {
           held.push(chunk);

@@ -59,8 +59,12 @@ export interface ReadEvent {
   failure?: RunFailure;
 }
 
+const NOT_ASCII = /[^\x00-\x7f]/;
+
 /** The event's size on the wire, without encoding it (a TextEncoder per event costs more). */
 export function utf8Length(s: string): number {
+  // A long ASCII string (a megabyte event) is its length: the engine's own scan says so at once.
+  if (s.length > 4096 && !NOT_ASCII.test(s)) return s.length;
   let n = 0;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);

@@ -207,6 +207,6 @@ describe('what one event, and the whole stream, may keep (issue 27)', () => {
     const s = new StreamLog('platform', 0, frames.schedule, true);
     for (let i = 1; i <= 3; i++) s.event({ id: String(i), event: 'message', data: msg('y'.repeat(MAX_ANSWER_BYTES / 2)) }, i);
     expect(s.answerTruncated).toBe(true);
-    expect(s.answerMessages!.length).toBeLessThan(3);
+    expect(s.answerMessages).toEqual([]);
   });
 });

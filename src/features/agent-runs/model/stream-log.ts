@@ -86,7 +86,11 @@ export class StreamLog {
     if (messages && this.answerMessages && !this.answerTruncated) {
       const answer = answerMessages(messages);
       this.answerBytes += entry.bytes;
-      if (this.answerMessages.length + answer.length > MAX_ANSWER_MESSAGES || this.answerBytes > MAX_ANSWER_BYTES) this.answerTruncated = true;
+      if (this.answerBytes > MAX_ANSWER_BYTES) {
+        // Nothing of it is sent back, as for an answer of too many messages: let it go.
+        this.answerMessages.length = 0;
+        this.answerTruncated = true;
+      } else if (this.answerMessages.length + answer.length > MAX_ANSWER_MESSAGES) this.answerTruncated = true;
       else this.answerMessages.push(...answer);
     }
     if (entry.cut && this.fullBytes + entry.bytes <= MAX_FULL_DATA_BYTES) {

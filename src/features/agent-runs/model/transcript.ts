@@ -24,9 +24,12 @@ export function sealed(chunk: string): boolean {
  * cut is said where it happened. The event itself (its first EVENT_DATA_KEEP characters, and
  * its full data while kept) is in the timeline.
  */
-export const EVENT_TEXT_KEEP = 16 * 1024;
-/** Most characters the transcript keeps in all (a 50,000-event firehose run needs about 600,000). */
-export const TRANSCRIPT_MAX_CHARS = 2_000_000;
+export const EVENT_TEXT_KEEP = 8 * 1024;
+/**
+ * Most characters the transcript keeps in all (a 50,000-event firehose run needs about 600,000):
+ * history keeps it, and a conversation's turn shows it in one block.
+ */
+export const TRANSCRIPT_MAX_CHARS = 1_000_000;
 
 /** The text of a run's messages, as sealed chunks and one open last chunk. */
 export class Transcript {
