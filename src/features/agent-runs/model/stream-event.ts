@@ -59,7 +59,7 @@ export interface ReadEvent {
   failure?: RunFailure;
 }
 
-const NOT_ASCII = /[^\x00-\x7f]/;
+const NOT_ASCII = /[^ -~\t\n\r]/;
 
 /** The event's size on the wire, without encoding it (a TextEncoder per event costs more). */
 export function utf8Length(s: string): number {
