@@ -165,7 +165,8 @@ test('a wait answer of 100,000 messages is shown in part, saying how many', asyn
   await heartbeat.reset();
   await runs.run.click();
   await expect(runs.status).toHaveText('Done', { timeout: 60_000 });
-  await expect(runs.output).toContainText(`of ${MANY_MESSAGES.toLocaleString('en-US')} messages`);
+  await expect(runs.output).toContainText(`Shown are the first 500 of ${MANY_MESSAGES.toLocaleString('en-US')} messages`);
+  await expect(runs.output).toContainText('Not checked against the public schema yet');
   await expectResponsive(heartbeat);
 });
 
@@ -174,5 +175,17 @@ test('a schema of 5,001 keys is listed in part, with a filter', async ({ schemas
   await heartbeat.reset();
   await schemas.openGroup('wide');
   await expect(schemas.tab('Keys')).toHaveText(`Keys (${WIDE_GROUP_KEYS})`);
+  await expect(schemas.tabPanel()).toContainText(`${WIDE_GROUP_KEYS.toLocaleString('en-US')} keys; the first 200 are listed`);
+  await expect(schemas.keysTable('wide').locator('tbody tr')).toHaveCount(200);
+  await schemas.main.getByLabel('Filter keys by name').fill('key5001');
+  await expect(schemas.keysTable('wide').locator('tbody tr')).toHaveCount(1);
+  await expect(schemas.keyRow('wide', 'key5001')).toBeVisible();
+  // Document values: fields for the first keys, a search for the others, and what was typed is kept.
+  await expect(schemas.main.getByText(`This group has ${WIDE_GROUP_KEYS.toLocaleString('en-US')} keys: fields are shown for the first 50`)).toBeVisible();
+  await schemas.main.getByLabel('Find a key').fill('key4999');
+  await schemas.main.getByLabel(/^key4999 /).fill('a value');
+  await schemas.main.getByLabel('Find a key').fill('');
+  await schemas.main.getByLabel('Find a key').fill('key4999');
+  await expect(schemas.main.getByLabel(/^key4999 /)).toHaveValue('a value');
   await expectResponsive(heartbeat);
 });

@@ -1,4 +1,5 @@
-import { useEffect, useId, useMemo, useState } from 'react';
+import { useEffect, useId, useMemo, useState, type ReactNode } from 'react';
+import { formatBytes } from '../lib/format';
 import type { ResponseMeta } from '../lib/api-client';
 import type { LensAnswer, LensResult, LensStream } from '../lib/spec-lens/lens';
 import { summarize } from '../lib/spec-lens/summary';
@@ -105,7 +106,23 @@ export function SpecBadge({ answer, inError }: { answer: ResponseMeta; inError?:
   // An event stream is checked event by event (SpecEventBadge); a body the console never
   // read (rawBody '') of a stream has nothing to check here.
   if (/text\/event-stream/i.test(contentType)) return null;
-  return <LensBadge subject="this operation" requestKey={key} inError={inError} />;
+  return <LargeAnswerGate size={body.length}>{<LensBadge subject="this operation" requestKey={key} inError={inError} />}</LargeAnswerGate>;
+}
+
+/** Longest answer the lens checks as it arrives; a larger one is checked when asked (its check stops the page for a second or more). */
+export const LENS_AUTO_MAX_CHARS = 1_000_000;
+
+function LargeAnswerGate({ size, children }: { size: number; children: ReactNode }) {
+  const [asked, setAsked] = useState(false);
+  if (size <= LENS_AUTO_MAX_CHARS || asked) return children;
+  return (
+    <p className="spec-badge spec-none">
+      Not checked against the public schema yet: the answer is {formatBytes(size)}, and a check of an answer this large holds the page for a moment.{' '}
+      <button type="button" onClick={() => setAsked(true)}>
+        Check it now
+      </button>
+    </p>
+  );
 }
 
 /** The lens on one streamed event's data, against the schema the documentation gives that event. */

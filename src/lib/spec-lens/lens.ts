@@ -6,7 +6,8 @@
  * (src/service/spec-validators.ts): the page's policy forbids compiling code in the page.
  */
 import type { ErrorObject } from 'ajv';
-import { describeErrors, undocumented, type Difference } from './differences';
+import { depthOver } from '../depth';
+import { describeErrors, MAX_NOTES, undocumented, type Difference } from './differences';
 import { isObject, LENS_SPECS, type Json, type NamedSpec, type SpecDoc } from '../../contract/openapi';
 import { essenceOf, findMedia, findOperation, findResponse, isJsonType, type OperationMatch } from './operations';
 
@@ -70,6 +71,9 @@ export interface SpecValidate {
 /** Spec name → the key of a schema (validationTargets in contract/openapi.ts) → its validator. */
 export type SpecValidators = Readonly<Record<string, Readonly<Record<string, SpecValidate>>>>;
 
+/** Deepest answer the lens checks: its validators recurse with the answer. */
+export const MAX_ANSWER_DEPTH = 256;
+
 export class SpecLens {
   constructor(
     readonly specs: readonly NamedSpec[],
@@ -80,7 +84,10 @@ export class SpecLens {
     const fn = this.validators[spec.name]?.[key];
     // Every schema of the vendored spec is compiled at build time; a miss is a build that did not.
     if (!fn) return [error('', `The console was built without a validator for ${spec.name}.json ${key}; it cannot check this answer.`)];
-    const errors = fn(value) ? [] : describeErrors(fn.errors ?? []);
+    // The validators recurse with the answer (and describeErrors lists every error): an answer
+    // nested past MAX_ANSWER_DEPTH is said to be too deep rather than overflowing the stack.
+    if (depthOver(value, MAX_ANSWER_DEPTH)) return [error('', `The answer nests deeper than ${MAX_ANSWER_DEPTH} levels: the lens does not check it.`)];
+    const errors = fn(value) ? [] : describeErrors((fn.errors ?? []).slice(0, MAX_NOTES));
     return [...errors, ...undocumented(spec.doc, schema, value)];
   }
 
