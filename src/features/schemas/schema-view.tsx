@@ -22,7 +22,8 @@ function SchemaTabs({ response, group }: { response: ApiResponse<MetadataSchema>
   const [tab, setTab] = useState('keys');
   const [filter, setFilter] = useState('');
   const filterId = useId();
-  const allKeys = Array.isArray(response.data.metadataKeys) ? response.data.metadataKeys : [];
+  const listed = response.data.metadataKeys;
+  const allKeys = useMemo(() => (Array.isArray(listed) ? listed : []), [listed]);
   const many = allKeys.length > KEYS_SHOWN;
   const matching = useMemo(() => {
     const q = filter.trim().toLowerCase();
