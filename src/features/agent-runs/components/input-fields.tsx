@@ -19,6 +19,17 @@ function errorAt(errors: FieldErrors<RunFormValues>, path: string): string | und
   return (node as { message?: string } | undefined)?.message;
 }
 
+/** The form paths that have an error message, in the errors' own order. */
+function problemPaths(node: unknown, prefix = '', out: string[] = []): string[] {
+  if (typeof node !== 'object' || node === null) return out;
+  if (typeof (node as { message?: unknown }).message === 'string' && prefix) out.push(prefix);
+  for (const [key, child] of Object.entries(node)) {
+    if (key === 'ref' || key === 'message' || key === 'type' || key === 'types') continue;
+    problemPaths(child, prefix ? `${prefix}.${key}` : key, out);
+  }
+  return out;
+}
+
 /** The fields, nested ones after their object, each with its depth: the rows of a large form. */
 function rowsOf(fields: FormField[], depth = 0, out: { field: FormField; depth: number }[] = []) {
   // Iterative over siblings, recursive over nesting, which the schema's depth bounds (schema-form).
@@ -174,7 +185,12 @@ function LargeForm({ rows, notes }: { rows: { field: FormField; depth: number }[
   const {
     formState: { errors },
   } = useFormContext<RunFormValues>();
-  const problems = useMemo(() => rows.filter(({ field }) => field.kind !== 'object' && errorAt(errors, field.path) !== undefined), [rows, errors]);
+  const byPath = useMemo(() => new Map(rows.map((r) => [r.field.path, r])), [rows]);
+  // Read from the errors themselves (as many as there are problems), not from every field; not
+  // memoized: react-hook-form changes its errors object in place.
+  const problems = problemPaths(errors.input)
+    .map((path) => byPath.get(path))
+    .filter((r): r is { field: FormField; depth: number } => r !== undefined && r.field.kind !== 'object');
   return (
     <div className="large-form">
       <p className="hint">
@@ -201,7 +217,8 @@ function LargeForm({ rows, notes }: { rows: { field: FormField; depth: number }[
           {problems.length > 5 && ` and ${formatCount(problems.length - 5)} more`}
         </p>
       )}
-      <div ref={parent} className="large-form-list">
+      {/* Its height set here, not only in the style sheet: without one the list would hold every field. */}
+      <div ref={parent} className="large-form-list" style={{ height: '28rem', overflow: 'auto' }}>
         <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
           {virtualizer.getVirtualItems().map((item) => {
             const { field, depth } = shown[item.index]!;

@@ -84,8 +84,10 @@ export function runFormResolver(schema: JsonSchema, fields: FormField[], takesMe
     if (!fields.length) return resolve(values, {});
     const input = inputOf(fields, values.input);
     if (!fieldwise) return resolve(values, validateInput(schema, input));
-    const names = options?.names?.filter((n) => n.startsWith('input.')).map((n) => n.split('.')[1]!);
-    if (names?.length) return resolve(values, validateFields(schema, input, names));
+    // react-hook-form names the one field a change is in; a submit names every mounted field,
+    // which in a large form is only those in view: then every field is checked.
+    const names = options?.names;
+    if (names?.length === 1 && names[0]!.startsWith('input.')) return resolve(values, validateFields(schema, input, [names[0]!.split('.')[1]!]));
     return validateInSlices(schema, input).then((problems) => resolve(values, problems));
   };
 }
