@@ -101,7 +101,8 @@ export function readEvent(e: SseEvent, seq: number, at: number, gap: number): Re
   const entry: TimelineEntry = { seq, id: e.id, event: e.event, at, gap, bytes: utf8Length(e.data), data: e.data };
   const read = readData(e, entry);
   if (e.data.length > EVENT_DATA_KEEP) {
-    entry.preview = detached(previewOf(entry));
+    // A message's text is at hand: the data is not parsed a second time for its preview.
+    entry.preview = detached(read.text ? oneLine(read.text) : previewOf(entry));
     entry.data = detached(e.data.slice(0, EVENT_DATA_KEEP));
     entry.cut = { chars: e.data.length };
   }
