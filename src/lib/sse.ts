@@ -135,7 +135,7 @@ export function pacedBody(body: ReadableStream<Uint8Array>, budgetMs = SLICE_BUD
  * that ends it). fetch-event-source keeps a line until it ends, and an event until its blank
  * line, however long: an instance that never ends one would fill the page's memory.
  */
-export const MAX_EVENT_BYTES = 8 * 1024 * 1024;
+export const MAX_EVENT_BYTES = 8_000_000;
 
 /** The stream broke off because one event passed MAX_EVENT_BYTES. */
 export class EventTooLong extends Error {

@@ -37,7 +37,7 @@ it('says when a cut event’s full data was not kept, past the run’s budget', 
   const n = Math.floor(MAX_FULL_DATA_BYTES / data.length) + 1;
   for (let i = 1; i <= n; i++) log.event({ id: String(i), event: 'message', data }, i);
   render(<EventDetail entry={log.events[n - 1]!} stream={undefined} />);
-  expect(screen.getByRole('note').textContent).toContain('Its full data is not kept: a run keeps the full data of cut events up to 67.1 MB in all');
+  expect(screen.getByRole('note').textContent).toContain('Its full data is not kept: a run keeps the full data of cut events up to 64 MB in all');
   expect(screen.queryByRole('button', { name: 'Download the full data' })).toBeNull();
 });
 

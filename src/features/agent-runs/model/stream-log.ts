@@ -13,9 +13,9 @@ import type { Message } from '../../../contract/agents';
 export type { TimelineEntry } from './stream-event';
 
 /** The full data of cut events a stream keeps, in all (as Blobs, outside the JS heap); past it, cut events keep only their beginning. */
-export const MAX_FULL_DATA_BYTES = 64 * 1024 * 1024;
+export const MAX_FULL_DATA_BYTES = 64_000_000;
 /** A conversation's answer is sent back whole in the next turn; past this size it is not kept (answerTruncated). */
-export const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
+export const MAX_ANSWER_BYTES = 4_000_000;
 export { failureOf } from './stream-event';
 
 /**
