@@ -5,6 +5,7 @@
  * started with `--upstream` pointing at it, on a profile that connects through that server.
  */
 import { test as base, expect } from './fixtures';
+import { settle, watchCsp } from './csp-watch';
 import { Heartbeat } from './pages/heartbeat';
 import { startConsoleServer, type ConsoleServer } from '../scripts/console-server';
 import {
@@ -44,12 +45,16 @@ const test = base.extend<{ heartbeat: Heartbeat }, { hostile: { instance: Hostil
     await use(hostile.console.origin);
   },
   heartbeat: async ({ page, connection }, use) => {
+    // The page's policy holds throughout (the linear-time pattern engine compiles no code).
+    const violations = await watchCsp(page);
     const heartbeat = new Heartbeat(page);
     await heartbeat.install();
     // A profile that reaches the hostile instance through the console's server.
     await connection.open();
     await connection.createProfile({ name: 'Hostile', mode: 'proxy', token: HOSTILE_TOKEN });
     await use(heartbeat);
+    await settle(page);
+    expect(violations).toEqual([]);
   },
 });
 
