@@ -100,13 +100,21 @@ function LensBadge({ requestKey, subject, inError = false }: { requestKey: strin
  */
 export function SpecBadge({ answer, inError }: { answer: ResponseMeta; inError?: boolean }) {
   const contentType = answer.headers.find(([name]) => name.toLowerCase() === 'content-type')?.[1] ?? '';
-  const { method, url, status, rawBody: body } = answer;
-  // Memoized: a body may be megabytes, and the view around the badge re-renders on every tab switch.
-  const key = useMemo(() => JSON.stringify({ answer: { method, url, status, contentType, body } } satisfies LensRequest), [method, url, status, contentType, body]);
   // An event stream is checked event by event (SpecEventBadge); a body the console never
   // read (rawBody '') of a stream has nothing to check here.
   if (/text\/event-stream/i.test(contentType)) return null;
-  return <LargeAnswerGate size={body.length}>{<LensBadge subject="this operation" requestKey={key} inError={inError} />}</LargeAnswerGate>;
+  return (
+    <LargeAnswerGate size={answer.rawBody.length}>
+      <AnswerLens answer={answer} contentType={contentType} inError={inError} />
+    </LargeAnswerGate>
+  );
+}
+
+function AnswerLens({ answer, contentType, inError }: { answer: ResponseMeta; contentType: string; inError?: boolean }) {
+  const { method, url, status, rawBody: body } = answer;
+  // Memoized: a body may be megabytes, and the view around the badge re-renders on every tab switch.
+  const key = useMemo(() => JSON.stringify({ answer: { method, url, status, contentType, body } } satisfies LensRequest), [method, url, status, contentType, body]);
+  return <LensBadge subject="this operation" requestKey={key} inError={inError} />;
 }
 
 /** Longest answer the lens checks as it arrives; a larger one is checked when asked (its check stops the page for a second or more). */
