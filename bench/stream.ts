@@ -24,6 +24,10 @@
  *     requestAnimationFrame callbacks over the same windows;
  *   - the JS heap once done: CDP HeapProfiler.collectGarbage, then Runtime.getHeapUsage
  *     (and performance.memory.usedJSHeapSize, with --enable-precise-memory-info).
+ * Then "1 MB events": the console reading 200 events of 1 MB from a hostile stand-in instance
+ * (scripts/hostile-instance.ts) through the console's server (`--upstream`), once; its longest
+ * task from the click until a second after done (target ≤ 200 ms) and its heap once done,
+ * after GC (target < 300 MB), each printed PASS or MISS.
  * Rounds alternate bare, console, bare, console…; events/s is the median round, the ratio
  * the median of each console round over the bare round just before it (the machine's load
  * drifts), long tasks and heap the worst console round. The load average is printed: on a
@@ -44,6 +48,7 @@ import { chromium, type Browser, type Page } from '@playwright/test';
 import { build } from 'esbuild';
 import { chromiumMissingMessage, chromiumPath } from '../scripts/chromium.mjs';
 import { startConsoleServer, type ConsoleServer } from '../scripts/console-server.ts';
+import { EVENT_BYTES, HOSTILE_TOKEN, MEGABYTE_EVENTS, startHostileInstance, type HostileInstance } from '../scripts/hostile-instance.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const AGENTS_TOKEN = 'sandbox-agents-1d6f3b9e0a7c2548';
@@ -56,7 +61,7 @@ const TRACE_FILE = process.env.BENCH_TRACE;
 const PROFILE_FILE = process.env.BENCH_PROFILE;
 
 const RUN_TIMEOUT_MS = 40_000;
-const WHOLE_RUN_TIMEOUT_MS = 190_000;
+const WHOLE_RUN_TIMEOUT_MS = 330_000;
 /** How long after done long tasks and frame gaps still count (the run is saved to history then). */
 const SETTLE_MS = 1_000;
 
@@ -69,11 +74,17 @@ class Broken extends Error {}
 // --- The console server ---------------------------------------------------------------
 
 let server: ConsoleServer | undefined;
-const stopServer = () => server?.stop();
+let hostile: HostileInstance | undefined;
+const stopServer = () => {
+  server?.stop();
+  void hostile?.close();
+};
 
 async function startServer(): Promise<string> {
   try {
-    server = await startConsoleServer([], () => process.stdout.write('  (building dist first: sources changed)\n'));
+    // The "1 MB events" run reads a hostile stand-in instance through the console's server.
+    hostile = await startHostileInstance();
+    server = await startConsoleServer(['--upstream', hostile.origin], () => process.stdout.write('  (building dist first: sources changed)\n'));
   } catch (e) {
     throw new Broken(e instanceof Error ? e.message : String(e));
   }
@@ -406,6 +417,75 @@ async function runConsole(browser: Browser, origin: string, trace: boolean): Pro
   }
 }
 
+// --- 1 MB events ---------------------------------------------------------------------------
+
+const MB_LONG_TASK_TARGET_MS = 200;
+const MB_HEAP_TARGET_MB = 300;
+const MB_RUN_TIMEOUT_MS = 120_000;
+
+interface MegabyteMeasure {
+  ms: number;
+  longTaskMs: number;
+  longTaskCount: number;
+  frameGapMs: number;
+  heapMb: number;
+}
+
+/**
+ * The console reading MEGABYTE_EVENTS events of 1 MB each from the hostile stand-in instance,
+ * through the console's server (`--upstream`), like a user: a profile connecting through the
+ * server, the agent's page, a message, Run and stream; done when the status says Done with
+ * every event counted. Long tasks and frame gaps from the click until a second after done.
+ */
+async function runMegabyte(browser: Browser, origin: string): Promise<MegabyteMeasure> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  try {
+    const page = await context.newPage();
+    await page.addInitScript(INIT_SCRIPT);
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${origin}/connection`);
+    const main = page.getByRole('main');
+    const panel = page.getByRole('complementary', { name: 'Connection' });
+    await main.getByRole('region', { name: 'Profiles' }).getByRole('button', { name: 'New profile' }).click();
+    await panel.getByLabel('Profile name').fill('Hostile');
+    await panel.getByLabel('Connect to').selectOption({ label: 'Instance, via this console’s server' });
+    await panel.getByLabel('Bearer token').fill(HOSTILE_TOKEN);
+    await page.goto(`${origin}/runs/megabyte-events`);
+    await page.getByLabel('Message 1 text').fill('Send the big ones');
+    const run = page.getByRole('button', { name: 'Run and stream' });
+    await run.click();
+    const deadline = performance.now() + MB_RUN_TIMEOUT_MS;
+    let status = '';
+    for (;;) {
+      status = (await page.evaluate(`document.querySelector('section.run-output .response-head [role="status"]')?.textContent ?? ''`)) as string;
+      if (status !== 'Streaming…' && status !== 'Sending…' && status !== '') break;
+      if (performance.now() > deadline) throw new Broken(`1 MB events: no end after ${MB_RUN_TIMEOUT_MS / 1000} s (status ${status}).`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    await page.evaluate('window.__bench.doneAt = performance.now()');
+    if (status !== 'Done') throw new Broken(`1 MB events: the run ended ${status}.`);
+    const count = await page.getByTestId('event-count').getAttribute('data-count');
+    if (count !== String(MEGABYTE_EVENTS)) throw new Broken(`1 MB events: the console counted ${count} events, not ${MEGABYTE_EVENTS}.`);
+    await page.waitForTimeout(SETTLE_MS);
+    await page.evaluate('window.__bench.stopAt = performance.now()');
+    if (errors.length) throw new Broken(`1 MB events: the console threw: ${errors.join('; ')}`);
+    const state = await readState(page);
+    const from = state.clickAt!;
+    const to = state.doneAt! + SETTLE_MS;
+    const tasks = state.longtasks.filter(([start]) => start >= from && start < to);
+    let gap = 0;
+    for (let i = 1; i < state.frames.length; i++) {
+      const prev = state.frames[i - 1]!;
+      if (prev >= from && prev < to) gap = Math.max(gap, state.frames[i]! - prev);
+    }
+    const heap = await heapAfterGc(page);
+    return { ms: state.doneAt! - from, longTaskMs: Math.max(0, ...tasks.map(([, d]) => d)), longTaskCount: tasks.length, frameGapMs: gap, heapMb: heap.heapMb };
+  } finally {
+    await context.close();
+  }
+}
+
 // --- Report -------------------------------------------------------------------------------
 
 const median = (xs: number[]) => {
@@ -446,6 +526,7 @@ async function main(): Promise<void> {
   });
   const bare: Measure[] = [];
   const consoleRuns: Measure[] = [];
+  let megabyte: MegabyteMeasure | undefined;
   let longtaskSupported = true;
   try {
     const probe = await browser.newPage();
@@ -461,6 +542,7 @@ async function main(): Promise<void> {
       consoleRuns.push(c);
       console.log(roundLine('console', i, c));
     }
+    megabyte = await runMegabyte(browser, origin);
   } finally {
     await browser.close();
   }
@@ -494,6 +576,19 @@ async function main(): Promise<void> {
       ['  performance.memory.usedJSHeapSize', perfMem.length ? mb(Math.max(...perfMem)) : 'n/a', '', '', ''],
     ]),
   );
+  if (megabyte) {
+    const pass = (met: boolean, by: string) => (met ? 'PASS' : `MISS by ${by}`);
+    console.log('');
+    console.log(`1 MB events: ${MEGABYTE_EVENTS} events of ${mb(EVENT_BYTES / 2 ** 20)} from a hostile stand-in instance through the console's server, in ${(megabyte.ms / 1000).toFixed(1)} s`);
+    console.log(
+      table([
+        ['', 'console', 'target', 'verdict'],
+        [`longest task, click to done + ${SETTLE_MS / 1000} s (${megabyte.longTaskCount} over 50 ms)`, task(megabyte.longTaskMs), `≤ ${MB_LONG_TASK_TARGET_MS} ms`, longtaskSupported ? pass(megabyte.longTaskMs <= MB_LONG_TASK_TARGET_MS, ms(megabyte.longTaskMs - MB_LONG_TASK_TARGET_MS)) : 'not measured'],
+        ['longest rAF gap (cross-check)', ms(megabyte.frameGapMs), '', ''],
+        ['JS heap once done, after GC', mb(megabyte.heapMb), `< ${MB_HEAP_TARGET_MB} MB`, pass(megabyte.heapMb < MB_HEAP_TARGET_MB, mb(megabyte.heapMb - MB_HEAP_TARGET_MB))],
+      ]),
+    );
+  }
   console.log(`\nLoad average ${loadAverage()} at the end on ${os.cpus().length} CPUs${os.loadavg()[0]! > os.cpus().length ? ': the machine was busy with other work, so absolute numbers are low and noisy' : ''}.`);
   console.log(`Long tasks and rAF gaps: worst round; a rAF gap is about one frame (~17 ms) longer than the task that caused it.`);
 }

@@ -1,4 +1,5 @@
-import { useEffect, useId, useMemo, useState } from 'react';
+import { useEffect, useId, useMemo, useState, type ReactNode } from 'react';
+import { formatBytes } from '../lib/format';
 import type { ResponseMeta } from '../lib/api-client';
 import type { LensAnswer, LensResult, LensStream } from '../lib/spec-lens/lens';
 import { summarize } from '../lib/spec-lens/summary';
@@ -99,13 +100,37 @@ function LensBadge({ requestKey, subject, inError = false }: { requestKey: strin
  */
 export function SpecBadge({ answer, inError }: { answer: ResponseMeta; inError?: boolean }) {
   const contentType = answer.headers.find(([name]) => name.toLowerCase() === 'content-type')?.[1] ?? '';
-  const { method, url, status, rawBody: body } = answer;
-  // Memoized: a body may be megabytes, and the view around the badge re-renders on every tab switch.
-  const key = useMemo(() => JSON.stringify({ answer: { method, url, status, contentType, body } } satisfies LensRequest), [method, url, status, contentType, body]);
   // An event stream is checked event by event (SpecEventBadge); a body the console never
   // read (rawBody '') of a stream has nothing to check here.
   if (/text\/event-stream/i.test(contentType)) return null;
+  return (
+    <LargeAnswerGate size={answer.rawBody.length}>
+      <AnswerLens answer={answer} contentType={contentType} inError={inError} />
+    </LargeAnswerGate>
+  );
+}
+
+function AnswerLens({ answer, contentType, inError }: { answer: ResponseMeta; contentType: string; inError?: boolean }) {
+  const { method, url, status, rawBody: body } = answer;
+  // Memoized: a body may be megabytes, and the view around the badge re-renders on every tab switch.
+  const key = useMemo(() => JSON.stringify({ answer: { method, url, status, contentType, body } } satisfies LensRequest), [method, url, status, contentType, body]);
   return <LensBadge subject="this operation" requestKey={key} inError={inError} />;
+}
+
+/** Longest answer the lens checks as it arrives; a larger one is checked when asked (its check stops the page for a second or more). */
+export const LENS_AUTO_MAX_CHARS = 1_000_000;
+
+function LargeAnswerGate({ size, children }: { size: number; children: ReactNode }) {
+  const [asked, setAsked] = useState(false);
+  if (size <= LENS_AUTO_MAX_CHARS || asked) return children;
+  return (
+    <p className="spec-badge spec-none">
+      Not checked against the public schema yet: the answer is {formatBytes(size)}, and a check of an answer this large holds the page for a moment.{' '}
+      <button type="button" onClick={() => setAsked(true)}>
+        Check it now
+      </button>
+    </p>
+  );
 }
 
 /** The lens on one streamed event's data, against the schema the documentation gives that event. */

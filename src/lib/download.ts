@@ -1,6 +1,6 @@
-/** Offers `text` as a file download named `name`, without a server round trip. */
-export function download(name: string, text: string, type = 'application/json'): void {
-  const url = URL.createObjectURL(new Blob([text], { type }));
+/** Offers `text` (or a Blob as it is) as a file download named `name`, without a server round trip. */
+export function download(name: string, text: string | Blob, type = 'application/json'): void {
+  const url = URL.createObjectURL(typeof text === 'string' ? new Blob([text], { type }) : text);
   const a = document.createElement('a');
   a.href = url;
   a.download = name;

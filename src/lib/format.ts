@@ -25,7 +25,15 @@ export function formatBytes(n: number): string {
 
 const utf8 = new TextEncoder();
 
+const PRINTABLE_ASCII = /^[ -~\t\n\r]*$/;
+/** The last long text counted: a run's figures are read on every render, and an answer may be megabytes. */
+let last: { text: string; bytes: number } | undefined;
+
 /** Bytes of a text on the wire (UTF-8), as the answers' sizes are counted. */
 export function utf8Bytes(text: string): number {
-  return utf8.encode(text).length;
+  if (text.length < 4096) return utf8.encode(text).length;
+  if (last?.text === text) return last.bytes;
+  const bytes = PRINTABLE_ASCII.test(text) ? text.length : utf8.encode(text).length;
+  last = { text, bytes };
+  return bytes;
 }

@@ -87,12 +87,12 @@ const CASES: [string, unknown, unknown[]][] = [
     ],
   ],
   [
-    'objects: dependencies, pattern properties, property names, additional property schemas',
+    // Pattern properties are left to the service (see "what the page leaves unchecked" below).
+    'objects: dependencies, property names, additional property schemas',
     {
       type: 'object',
       properties: { a: { type: 'string' }, b: { type: 'string' }, c: { type: 'integer' } },
       dependencies: { a: ['b', 'c'], c: { required: ['a'], properties: { a: { minLength: 3 } } } },
-      patternProperties: { '^x-': { type: 'integer' } },
       propertyNames: { maxLength: 5, pattern: '^[a-z-]+$' },
       additionalProperties: { type: 'boolean' },
     },
@@ -218,5 +218,51 @@ describe('the schema it is given', () => {
     compileSchemaCheck(schema)({});
     expect(JSON.stringify(schema)).toBe(before);
     expect(Object.getOwnPropertyNames((schema.properties as Record<string, object>).topic)).toEqual(props);
+  });
+});
+
+describe('what the page leaves unchecked: patterns never run on the backtracking engine', () => {
+  const TRAP = '^(a+)+$';
+  const HOSTILE = `${'a'.repeat(40)}!`;
+
+  it('checks a catastrophic pattern in linear time, with Ajv’s error', () => {
+    const schema = { type: 'object', properties: { code: { type: 'string', pattern: TRAP } } };
+    const check = compileSchemaCheck(schema);
+    const started = performance.now();
+    expect(ours(schema, { code: HOSTILE })).toEqual([{ keyword: 'pattern', instancePath: '/code', message: `must match pattern "${TRAP}"`, params: { pattern: TRAP } }]);
+    expect(check({ code: 'aaaa' })).toEqual([]);
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(check.unchecked).toEqual([]);
+  });
+
+  it('names a pattern the linear engine does not take, and does not hold a value to it', () => {
+    const schema = { type: 'object', properties: { pin: { type: 'string', pattern: '^(?=.*\\d).+$', minLength: 2 } } };
+    const check = compileSchemaCheck(schema);
+    expect(check.unchecked).toEqual([{ schemaPath: '/properties/pin/pattern', keyword: 'pattern', pattern: '^(?=.*\\d).+$', why: expect.stringMatching(/^the page matches patterns in linear time/) }]);
+    expect(check({ pin: 'no digits' })).toEqual([]);
+    expect(check({ pin: 'x' }).map((e) => e.keyword)).toEqual(['minLength']);
+  });
+
+  it('leaves pattern properties, and the additional properties beside them, to the service', () => {
+    const schema = {
+      type: 'object',
+      properties: { [HOSTILE]: { type: 'string' } },
+      patternProperties: { [TRAP]: { type: 'integer' } },
+      additionalProperties: false,
+    };
+    const check = compileSchemaCheck(schema);
+    const started = performance.now();
+    expect(check({ [HOSTILE]: 'x', other: 1 })).toEqual([]);
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(check.unchecked).toEqual([{ schemaPath: '/patternProperties', keyword: 'patternProperties', pattern: TRAP, why: 'the page does not match the property names of a value against patterns' }]);
+  });
+
+  it('refuses a schema, or a value, nested deeper than it walks, instead of overflowing the stack', () => {
+    let deep: Record<string, unknown> = { type: 'string' };
+    for (let i = 0; i < 2_000; i++) deep = { type: 'object', properties: { a: deep } };
+    expect(() => compileSchemaCheck(deep)).toThrow('the schema nests deeper than 128 levels');
+    let value: unknown = 'x';
+    for (let i = 0; i < 2_000; i++) value = [value];
+    expect(() => compileSchemaCheck({ type: 'array' })(value)).toThrow('the value nests deeper than 128 levels');
   });
 });

@@ -9,12 +9,26 @@
  *
  * Nothing is cached here: a check holds its own copy of the schema, and is gone with it.
  */
-import { dereference, validate as walk, type OutputUnit, type Schema } from '@cfworker/json-schema';
+import { dereference, format as walkerFormats, validate as walk, type OutputUnit, type Schema } from '@cfworker/json-schema';
 import draft07 from 'ajv/dist/refs/json-schema-draft-07.json';
 import type { SchemaError } from '../contract/agent-input';
+import { depthOver } from './depth';
+import { linearPattern } from './linear-pattern';
 
-/** The errors of one value ([] when it fits), as Ajv would report them. */
-export type SchemaCheck = (value: unknown) => SchemaError[];
+/** A part of the schema this page does not check, and why (the service still does). */
+export interface Unchecked {
+  /** JSON pointer to the keyword in the schema, e.g. `/properties/code/pattern`. */
+  schemaPath: string;
+  keyword: 'pattern' | 'patternProperties';
+  pattern: string;
+  why: string;
+}
+
+/** The errors of one value ([] when it fits), as Ajv would report them; `unchecked`, what it leaves to the service. */
+export type SchemaCheck = ((value: unknown) => SchemaError[]) & { readonly unchecked: readonly Unchecked[] };
+
+/** Deeper than this, a schema or a value is refused rather than walked (the walk recurses). */
+export const MAX_SCHEMA_DEPTH = 128;
 
 type Node = Record<string, unknown>;
 const isNode = (v: unknown): v is Node => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -37,31 +51,114 @@ interface Copy {
   schema: unknown;
   /** Schema objects that had a `format`: for Ajv it still puts the node's string checks in a group (see typeRank). */
   hadFormat: WeakSet<object>;
+  /** The `pattern` of each schema object that had one: the copy carries it as a format (see patternFormat). */
+  patterns: WeakMap<object, string>;
+  unchecked: Unchecked[];
 }
 
 /**
+ * The walker would run each `pattern` with the browser's backtracking engine, where a hostile
+ * one (`^(a+)+$`) freezes the page. It runs a schema's `format` through a table of functions
+ * it exports, so each pattern goes in as a format of its own, matched by lib/linear-pattern,
+ * and its findings are read back as the pattern's (see asPatternUnit). One entry per pattern
+ * text (Ajv strips real formats, so nothing else is looked up there).
+ */
+const PATTERN_FORMAT = '\u0000linear-pattern:';
+function patternFormat(source: string, test: (text: string) => boolean): string {
+  const name = PATTERN_FORMAT + source;
+  (walkerFormats as Record<string, (text: string) => boolean>)[name] ??= test;
+  return name;
+}
+
+const PATTERN_PROPERTIES_WHY = 'the page does not match the property names of a value against patterns';
+
+const escapeToken = (token: string) => token.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/**
  * A deep copy the walker may annotate (it marks the schema objects it is given), without the
- * keywords Ajv ignores, and with every pattern checked as Ajv checks it when compiling.
+ * keywords Ajv ignores, with every pattern checked as Ajv checks it when compiling, and every
+ * pattern matched in linear time or, where that cannot be, left out and noted in `unchecked`.
  */
 function copySchema(schema: unknown): Copy {
   const hadFormat = new WeakSet<object>();
-  const copy = (node: unknown): unknown => {
-    if (Array.isArray(node)) return node.map(copy);
+  const patterns = new WeakMap<object, string>();
+  const unchecked: Unchecked[] = [];
+  const copy = (node: unknown, at: string): unknown => {
+    if (Array.isArray(node)) return node.map((item, i) => copy(item, `${at}/${i}`));
     if (!isNode(node)) return node;
     const out: Node = {};
     for (const [key, value] of Object.entries(node)) {
       if (IGNORED.has(key)) continue;
-      if (ONE_SCHEMA.has(key) || SCHEMA_LIST.has(key)) out[key] = copy(value);
-      else if (SCHEMA_MAP.has(key) && isNode(value)) out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, copy(v)]));
+      const here = `${at}/${escapeToken(key)}`;
+      if (ONE_SCHEMA.has(key) || SCHEMA_LIST.has(key)) out[key] = copy(value, here);
+      else if (SCHEMA_MAP.has(key) && isNode(value)) out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, copy(v, `${here}/${escapeToken(k)}`)]));
       else out[key] = structuredClone(value);
     }
     if ('format' in node) hadFormat.add(out);
-    // Ajv compiles each pattern with `new RegExp(p, "u")` and refuses the schema when one throws.
-    if (typeof out.pattern === 'string') new RegExp(out.pattern, 'u');
-    if (isNode(out.patternProperties)) for (const p of Object.keys(out.patternProperties)) new RegExp(p, 'u');
+    // Ajv compiles each pattern with `new RegExp(p, "u")` and refuses the schema when one throws
+    // (compiling is linear: only matching backtracks).
+    if (typeof out.pattern === 'string') {
+      const source = out.pattern;
+      new RegExp(source, 'u');
+      delete out.pattern;
+      patterns.set(out, source);
+      const linear = linearPattern(source);
+      if (linear.ok) out.format = patternFormat(source, linear.test);
+      else unchecked.push({ schemaPath: `${at}/pattern`, keyword: 'pattern', pattern: source, why: linear.why });
+    }
+    if (isNode(out.patternProperties)) {
+      for (const p of Object.keys(out.patternProperties)) {
+        new RegExp(p, 'u');
+        // The walker matches these against every property name with the backtracking engine, and
+        // has no hook for them: they are not checked here, nor `additionalProperties` beside them,
+        // whose meaning depends on which names they match.
+        unchecked.push({ schemaPath: `${at}/patternProperties`, keyword: 'patternProperties', pattern: p, why: PATTERN_PROPERTIES_WHY });
+      }
+      delete out.patternProperties;
+      delete out.additionalProperties;
+    }
     return out;
   };
-  return { schema: copy(schema), hadFormat };
+  return { schema: copy(schema, ''), hadFormat, patterns, unchecked };
+}
+
+/**
+ * What a check of `schema` would leave unchecked (SchemaCheck.unchecked), found without
+ * compiling it: a walk of the schema in time linear in its size.
+ */
+export function uncheckedOf(schema: unknown): Unchecked[] {
+  const out: Unchecked[] = [];
+  const stack: [unknown, string][] = [[schema, '']];
+  while (stack.length) {
+    const [node, at] = stack.pop()!;
+    if (Array.isArray(node)) {
+      for (let i = node.length - 1; i >= 0; i--) stack.push([node[i], `${at}/${i}`]);
+      continue;
+    }
+    if (!isNode(node)) continue;
+    if (typeof node.pattern === 'string') {
+      const linear = linearPattern(node.pattern);
+      if (!linear.ok) out.push({ schemaPath: `${at}/pattern`, keyword: 'pattern', pattern: node.pattern, why: linear.why });
+    }
+    if (isNode(node.patternProperties)) {
+      for (const p of Object.keys(node.patternProperties)) out.push({ schemaPath: `${at}/patternProperties`, keyword: 'patternProperties', pattern: p, why: PATTERN_PROPERTIES_WHY });
+    }
+    const children: [unknown, string][] = [];
+    for (const [key, value] of Object.entries(node)) {
+      if (IGNORED.has(key)) continue;
+      const here = `${at}/${escapeToken(key)}`;
+      if (ONE_SCHEMA.has(key) || SCHEMA_LIST.has(key)) children.push([value, here]);
+      else if (SCHEMA_MAP.has(key) && isNode(value)) for (const [k, v] of Object.entries(value)) children.push([v, `${here}/${escapeToken(k)}`]);
+    }
+    stack.push(...children.reverse());
+  }
+  return out;
+}
+
+/** A finding of a pattern carried as a format (copySchema), as the walker would have reported the pattern. */
+function asPatternUnit(u: OutputUnit): OutputUnit {
+  if (u.keyword !== 'format') return u;
+  return { ...u, keyword: 'pattern', keywordLocation: u.keywordLocation.replace(/\/format$/, '/pattern'), error: 'String does not match pattern.' };
 }
 
 // --- Ajv's refusals of a schema ---------------------------------------------------------
@@ -74,8 +171,63 @@ type Lookup = ReturnType<typeof dereference>;
 const walkAll = (value: unknown, schema: unknown, lookup: Lookup, instanceLocation = '#', keywordLocation = '#') =>
   walk(value, schema as Schema, '2019-09', lookup, false, null, instanceLocation, keywordLocation);
 
-const META = copySchema(draft07);
+/**
+ * The walker checks `uniqueItems` by comparing every item with every other: a 50,000-value
+ * `enum` took 40 s to accept. The meta-schema's uniqueness rules (`enum`, `required`, `type`,
+ * `dependencies` lists) are checked by duplicateItems instead, in linear time.
+ */
+const withoutUniqueItems = (node: unknown): unknown =>
+  Array.isArray(node) ? node.map(withoutUniqueItems) : isNode(node) ? Object.fromEntries(Object.entries(node).filter(([k]) => k !== 'uniqueItems').map(([k, v]) => [k, withoutUniqueItems(v)])) : node;
+const META = copySchema(withoutUniqueItems(draft07));
 const META_LOOKUP = dereference(META.schema as Schema);
+
+/** A key equal for equal JSON values (objects by their members, in any order). */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (isNode(v)) return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(',')}}`;
+  return typeof v === 'string' ? JSON.stringify(v) : String(v);
+}
+
+/** The pair of equal items Ajv names (the last item equal to an earlier one, and the nearest such earlier one), found in linear time. */
+function equalPair(list: unknown[]): { i: number; j: number } | undefined {
+  const last = new Map<string, number>();
+  let pair: { i: number; j: number } | undefined;
+  list.forEach((item, i) => {
+    const key = canonical(item);
+    const j = last.get(key);
+    if (j !== undefined) pair = { i, j };
+    last.set(key, i);
+  });
+  return pair;
+}
+
+/** Ajv's errors for the meta-schema's lists that must hold distinct items, anywhere in `schema`. */
+function duplicateItems(schema: unknown): string[] {
+  const out: string[] = [];
+  const stack: [unknown, string][] = [[schema, '']];
+  while (stack.length) {
+    const [node, at] = stack.pop()!;
+    if (!isNode(node)) continue;
+    const lists: [string, unknown][] = [
+      ['enum', node.enum],
+      ['required', node.required],
+      ['type', node.type],
+      ...(isNode(node.dependencies) ? Object.entries(node.dependencies).map(([k, v]): [string, unknown] => [`dependencies/${escapeToken(k)}`, v]) : []),
+    ];
+    for (const [where, list] of lists) {
+      const pair = Array.isArray(list) ? equalPair(list) : undefined;
+      if (pair) out.push(`data${at}/${where} must NOT have duplicate items (items ## ${pair.j} and ${pair.i} are identical)`);
+    }
+    for (const [key, value] of Object.entries(node)) {
+      const here = `${at}/${escapeToken(key)}`;
+      if (ONE_SCHEMA.has(key) || SCHEMA_LIST.has(key)) {
+        if (Array.isArray(value)) value.forEach((v, i) => stack.push([v, `${here}/${i}`]));
+        else stack.push([value, here]);
+      } else if (SCHEMA_MAP.has(key) && isNode(value)) for (const [k, v] of Object.entries(value)) stack.push([v, `${here}/${escapeToken(k)}`]);
+    }
+  }
+  return out;
+}
 
 /** Throws what Ajv throws when asked to compile a schema it does not accept. */
 function assertValidSchema(schema: unknown): void {
@@ -83,22 +235,26 @@ function assertValidSchema(schema: unknown): void {
   const $schema = schema.$schema;
   if ($schema !== undefined && typeof $schema !== 'string') throw new Error('$schema must be a string');
   if (typeof $schema === 'string' && $schema.replace(/#$/, '') !== DRAFT_07) throw new Error(`no schema with key or ref "${$schema}"`);
-  const errors = restate(walkAll(schema, META.schema, META_LOOKUP).errors, META, schema);
-  if (errors.length) throw new Error(`schema is invalid: ${errors.map((e) => `data${e.instancePath} ${e.message}`).join(', ')}`);
+  const errors = restate(walkAll(schema, META.schema, META_LOOKUP).errors, META, schema).map((e) => `data${e.instancePath} ${e.message}`);
+  errors.push(...duplicateItems(schema));
+  if (errors.length) throw new Error(`schema is invalid: ${errors.join(', ')}`);
 }
 
 /**
  * A check of values against `schema`, or an Error with Ajv's words when Ajv would not compile
- * it (invalid against draft-07, an unknown `$schema`, a pattern that is not a regular expression).
+ * it (invalid against draft-07, an unknown `$schema`, a pattern that is not a regular
+ * expression), or when it nests deeper than MAX_SCHEMA_DEPTH.
  */
 export function compileSchemaCheck(schema: unknown): SchemaCheck {
+  if (depthOver(schema, MAX_SCHEMA_DEPTH)) throw new Error(`the schema nests deeper than ${MAX_SCHEMA_DEPTH} levels`);
   assertValidSchema(schema);
   const copy = copySchema(schema);
   const lookup = dereference(copy.schema as Schema);
-  return (value) => {
+  const check = (value: unknown) => {
+    if (depthOver(value, MAX_SCHEMA_DEPTH)) throw new Error(`the value nests deeper than ${MAX_SCHEMA_DEPTH} levels`);
     let units: OutputUnit[];
     try {
-      units = walkAll(value, copy.schema, lookup).errors;
+      units = walkAll(value, copy.schema, lookup).errors.map(asPatternUnit);
     } catch (err) {
       const ref = err instanceof Error ? /^Unresolved \$ref "([^"]*)"/.exec(err.message) : null;
       throw ref ? new Error(`can't resolve reference ${ref[1]} from id #`) : err;
@@ -106,6 +262,7 @@ export function compileSchemaCheck(schema: unknown): SchemaCheck {
     const passing: Passing = new WeakMap();
     return restate(asAjvWould(units, copy, lookup, value, passing), copy, value, passing);
   };
+  return Object.assign(check, { unchecked: copy.unchecked });
 }
 
 /** Ajv's `passingSchemas` for a failed `oneOf`, by the unit the walker reported it with. */
@@ -129,7 +286,10 @@ function asAjvWould(units: OutputUnit[], copy: Copy, lookup: Lookup, value: unkn
     } else skipping = undefined;
     const data = valueAt(value, pointerTokens(u.instanceLocation));
     const node = u.keyword === 'contains' || u.keyword === 'oneOf' ? locate(u, 0, copy).node : undefined;
-    const sub = (item: unknown, schema: unknown, instanceLocation: string, keywordLocation: string) => walkAll(item, schema, lookup, instanceLocation, keywordLocation);
+    const sub = (item: unknown, schema: unknown, instanceLocation: string, keywordLocation: string) => {
+      const r = walkAll(item, schema, lookup, instanceLocation, keywordLocation);
+      return { valid: r.valid, errors: r.errors.map(asPatternUnit) };
+    };
     if (u.keyword === 'contains' && node?.contains !== undefined && Array.isArray(data)) {
       out.push(...data.flatMap((item, j) => sub(item, node.contains, `${u.instanceLocation}/${j}`, u.keywordLocation).errors), u);
       continue;
@@ -324,7 +484,7 @@ const valueAt = (root: unknown, tokens: string[]) => tokens.reduce<unknown>((at,
 const quoted = (text: string, prefix: string, suffix: string) => (text.startsWith(prefix) && text.endsWith(suffix) ? text.slice(prefix.length, text.length - suffix.length) : '');
 
 /** One located finding as Ajv's error; undefined for the walker's own bookkeeping, which Ajv does not report. */
-function asAjv(l: Located, value: unknown, passing?: Passing): SchemaError | undefined {
+function asAjv(l: Located, value: unknown, copy: Copy, passing?: Passing): SchemaError | undefined {
   const { node, keyword, unit } = l;
   const schemaPath = unit.keywordLocation;
   let instanceTokens = l.instanceTokens;
@@ -334,7 +494,7 @@ function asAjv(l: Located, value: unknown, passing?: Passing): SchemaError | und
   if (['$ref', 'properties', 'patternProperties', 'items', 'allOf', 'then', 'else'].includes(keyword)) return undefined;
   // A schema reached through a reference this module could not follow: the walker's own words.
   if (!node && keyword !== 'false') return { keyword, instancePath: instanceTokens.map((t) => `/${t}`).join(''), schemaPath, params, message: unit.error.replace(/\.$/, '') };
-  const limit = node?.[keyword];
+  const limit = keyword === 'pattern' && node ? copy.patterns.get(node) : node?.[keyword];
   switch (keyword) {
     case 'type':
       params.type = node?.type;
@@ -470,7 +630,7 @@ function restate(units: readonly OutputUnit[], copy: Copy, value: unknown, passi
   const errors: SchemaError[] = [];
   const reported = new Set<string>();
   for (const l of [...kept].sort((a, b) => compareLocated(a, b, firstSeen))) {
-    const e = asAjv(l, value, passing);
+    const e = asAjv(l, value, copy, passing);
     if (!e) continue;
     // additionalItems: once per array.
     const key = `${e.keyword}\u0000${e.schemaPath}\u0000${e.instancePath}`;

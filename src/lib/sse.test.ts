@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { pacedBody } from './sse';
+import { boundedEvents, EventTooLong, pacedBody } from './sse';
 
 /** A response body that delivers `chunks`, then closes, breaks with `end`, or stays open. */
 function source(chunks: Uint8Array[], end: 'close' | 'open' | Error = 'close') {
@@ -101,5 +101,41 @@ describe('pacedBody: the stream handed to the SSE parser', () => {
     await reader.read();
     await reader.cancel('stopped');
     expect(state.cancelled).toBe('stopped');
+  });
+});
+
+const text = (s: string) => new TextEncoder().encode(s);
+const decoded = (parts: Uint8Array[]) => new TextDecoder().decode(joined(parts));
+
+describe('boundedEvents: whole lines to the parser, and no event past its limit', () => {
+  it('passes the same bytes, each chunk ending where a line ends, a line held back across chunks', async () => {
+    const wire = 'id: 1\nevent: message\ndata: {"a":1}\n\nid: 2\r\ndata: split across\r\n\r\n: keep-alive\n\n';
+    const pieces = [wire.slice(0, 3), wire.slice(3, 30), wire.slice(30, 52), wire.slice(52, 53), wire.slice(53)].map(text);
+    const out = await readAll(boundedEvents(source(pieces).body, 1024));
+    expect(decoded(out)).toBe(wire);
+    for (const chunk of out) expect([10, 13]).toContain(chunk[chunk.length - 1]);
+  });
+
+  it('hands on a 1 MB line cut in 16 kB slices as one chunk', async () => {
+    const line = `data: ${'x'.repeat(1024 * 1024)}\n\n`;
+    const all = text(line);
+    const slices = Array.from({ length: Math.ceil(all.length / 16_384) }, (_, i) => all.subarray(i * 16_384, (i + 1) * 16_384));
+    const out = await readAll(boundedEvents(source(slices).body, 2 * 1024 * 1024));
+    expect(out).toHaveLength(1);
+    expect(out[0]!.length).toBe(all.length);
+  });
+
+  it('lets any number of events through, each within the limit', async () => {
+    const event = `data: ${'y'.repeat(900)}\n\n`;
+    const out = await readAll(boundedEvents(source(Array.from({ length: 200 }, () => text(event))).body, 1000));
+    expect(decoded(out)).toBe(event.repeat(200));
+  });
+
+  it('errors the stream, and stops reading the body, once a line or an event passes the limit', async () => {
+    for (const wire of [`data: ${'z'.repeat(5000)}`, `data: ${'z'.repeat(400)}\ndata: ${'z'.repeat(400)}\ndata: ${'z'.repeat(400)}\n`]) {
+      const { body, state } = source([text(wire)], 'open');
+      await expect(readAll(boundedEvents(body, 1000))).rejects.toBeInstanceOf(EventTooLong);
+      expect(state.cancelled).toBeInstanceOf(EventTooLong);
+    }
   });
 });

@@ -19,6 +19,7 @@ import { fetchEventSource, type EventSourceMessage } from '@microsoft/fetch-even
 import { SSE_CONTENT_TYPE } from '../contract/sse';
 import { ApiError, httpErrorOf, networkErrorDetail, notConnected, parseBody, responseMetaOf, urlOf, type ResponseMeta } from './api-client';
 import type { Connection } from './connection';
+import { formatBytes } from './format';
 
 export interface SseEvent {
   /** The `id` field, '' when the server sent none. */
@@ -140,12 +141,108 @@ export function pacedBody(body: ReadableStream<Uint8Array>, budgetMs = SLICE_BUD
   );
 }
 
-/** fetch, with an event stream's body paced; any other answer (a refusal) as it came. */
+/**
+ * Most bytes one event may take on the wire (its lines and their ends, up to the blank line
+ * that ends it). fetch-event-source keeps a line until it ends, and an event until its blank
+ * line, however long: an instance that never ends one would fill the page's memory.
+ */
+export const MAX_EVENT_BYTES = 8_000_000;
+
+/** The stream broke off because one event passed MAX_EVENT_BYTES. */
+export class EventTooLong extends Error {
+  constructor(readonly limit: number) {
+    super(`An event passed ${formatBytes(limit)} without an end of line and a blank line to close it; the console stopped reading the stream there.`);
+  }
+}
+
+const LF = 10;
+const CR = 13;
+
+/**
+ * The same bytes as `body`, handed on in whole lines only: what arrived of a line not yet
+ * ended is held back, in its pieces, until its end arrives, then passed on with it in one
+ * chunk. fetch-event-source joins a line's chunks by copying what it holds at every chunk
+ * (quadratic: a 1 MB line in 16 kB slices copied 32 MB), and never gives up on a line; here
+ * each byte is looked at once, and an event longer than `limit` bytes errors the stream.
+ */
+export function boundedEvents(body: ReadableStream<Uint8Array>, limit = MAX_EVENT_BYTES): ReadableStream<Uint8Array> {
+  let held: Uint8Array[] = [];
+  let heldBytes = 0;
+  /** Bytes of the event under way, line ends included; 0 after a blank line. */
+  let eventBytes = 0;
+  /** Bytes of the line under way, without its end. */
+  let lineBytes = 0;
+  let afterCr = false;
+  const joinHeld = (tail: Uint8Array): Uint8Array => {
+    if (!held.length) return tail;
+    const out = new Uint8Array(heldBytes + tail.length);
+    let at = 0;
+    for (const part of held) {
+      out.set(part, at);
+      at += part.length;
+    }
+    out.set(tail, at);
+    held = [];
+    heldBytes = 0;
+    return out;
+  };
+  return body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        let lastEnd = -1;
+        // The next LF and CR from `i`, found natively (indexOf), each looked for again only once passed.
+        let nextLf = -1;
+        let nextCr = -1;
+        for (let i = 0; i < chunk.length; ) {
+          if (nextLf !== chunk.length && nextLf < i) nextLf = chunk.indexOf(LF, i) === -1 ? chunk.length : chunk.indexOf(LF, i);
+          if (nextCr !== chunk.length && nextCr < i) nextCr = chunk.indexOf(CR, i) === -1 ? chunk.length : chunk.indexOf(CR, i);
+          const end = Math.min(nextLf, nextCr);
+          const n = end - i;
+          if (n > 0) {
+            afterCr = false;
+            lineBytes += n;
+            eventBytes += n;
+            if (eventBytes > limit) {
+              controller.error(new EventTooLong(limit));
+              held = [];
+              return;
+            }
+          }
+          if (end === chunk.length) break;
+          const b = chunk[end];
+          // CR LF is one line end; its LF neither ends another line nor counts.
+          if (!(b === LF && afterCr)) {
+            eventBytes = lineBytes === 0 ? 0 : eventBytes + 1;
+            lineBytes = 0;
+          }
+          afterCr = b === CR;
+          lastEnd = end;
+          i = end + 1;
+        }
+        if (lastEnd === -1) {
+          held.push(chunk);
+          heldBytes += chunk.length;
+          return;
+        }
+        controller.enqueue(joinHeld(chunk.subarray(0, lastEnd + 1)));
+        if (lastEnd + 1 < chunk.length) {
+          held.push(chunk.subarray(lastEnd + 1));
+          heldBytes += chunk.length - lastEnd - 1;
+        }
+      },
+      flush(controller) {
+        if (heldBytes) controller.enqueue(joinHeld(new Uint8Array(0)));
+      },
+    }),
+  );
+}
+
+/** fetch, with an event stream's body paced and its events bounded; any other answer (a refusal) as it came. */
 const pacedFetch: typeof fetch = async (input, init) => {
   const response = await fetch(input, init);
   const type = response.headers.get('content-type') ?? '';
   if (!response.ok || !response.body || !type.startsWith(SSE_CONTENT_TYPE)) return response;
-  return new Response(pacedBody(response.body), { status: response.status, statusText: response.statusText, headers: response.headers });
+  return new Response(boundedEvents(pacedBody(response.body)), { status: response.status, statusText: response.statusText, headers: response.headers });
 };
 
 /** Carries a refusal out of `onopen` so it is not mistaken for a broken stream. */

@@ -1,4 +1,6 @@
+import { useMemo, useState } from 'react';
 import { useForm, useWatch, type Control } from 'react-hook-form';
+import { formatCount } from '../../lib/format';
 import { CodeSnippets } from '../../components/code-snippets';
 import { isListType, type CustomProperty, type MetadataSchema } from '../../contract/metadata';
 import { docIdProblem } from '../../contract/names';
@@ -50,9 +52,23 @@ function DocumentCode({ connection, group, schema, control }: { connection: Acti
   );
 }
 
+/**
+ * Most value fields in the page at once. A group has at most 20 keys, but an instance may answer
+ * thousands, and a field each held the page for 40 s: past this, a search finds the others.
+ */
+export const DOC_FIELDS_SHOWN = 50;
+
 /** Sets or removes this group's values on one document, with a form built from the schema. */
 export function DocumentValues({ connection, group, schema }: { connection: ActiveConnection; group: string; schema: MetadataSchema }) {
   const form = useForm<Values>({ defaultValues: { docId: '', fields: {} }, mode: 'onSubmit' });
+  const [find, setFind] = useState('');
+  const keys = schema.metadataKeys;
+  const many = keys.length > DOC_FIELDS_SHOWN;
+  const matching = useMemo(() => {
+    const q = find.trim().toLowerCase();
+    return q ? keys.filter((k) => k.name.toLowerCase().includes(q)) : keys;
+  }, [keys, find]);
+  const shown = matching.slice(0, DOC_FIELDS_SHOWN);
   const set = useSetDocumentValues(connection, group);
   const remove = useRemoveDocumentValues(connection, group);
   const docIdError = form.formState.errors.docId?.message;
@@ -93,7 +109,17 @@ export function DocumentValues({ connection, group, schema }: { connection: Acti
           {docIdError ?? 'The id the document was indexed with.'}
         </p>
       </div>
-      {schema.metadataKeys.map((key) => {
+      {many && (
+        <div className="field">
+          <label htmlFor="doc-find">Find a key</label>
+          <input id="doc-find" type="search" value={find} onChange={(e) => setFind(e.target.value)} aria-describedby="doc-find-hint" />
+          <p id="doc-find-hint" className="hint" role="note">
+            ✂ This group has {formatCount(keys.length)} keys: fields are shown for the first {formatCount(shown.length)}
+            {find.trim() ? ` of the ${formatCount(matching.length)} that match` : ''}. What you type in one is kept when it is not shown.
+          </p>
+        </div>
+      )}
+      {shown.map((key) => {
         const id = `doc-field-${key.name}`;
         return (
           <div className="field" key={key.name}>

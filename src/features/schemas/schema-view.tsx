@@ -1,4 +1,5 @@
-import { useState } from 'react';
+import { useId, useMemo, useState } from 'react';
+import { formatCount } from '../../lib/format';
 import { SpecBadge } from '../../components/spec-badge';
 import { PROPERTY_TYPE_MEANING, type MetadataSchema } from '../../contract/metadata';
 import type { ApiResponse } from '../../lib/api-client';
@@ -7,10 +8,29 @@ import { Tabs } from '../../components/tabs';
 import { TableScroll } from '../../components/table-scroll';
 import { CopyButton } from '../../components/copy-button';
 
+/**
+ * Most keys listed at once. The API allows 20 keys a group, but an instance may answer
+ * thousands: past this, the list says how many more there are, and a filter finds them.
+ */
+export const KEYS_SHOWN = 200;
+
+/** Longest raw body shown as it came (past it, its beginning). */
+const RAW_SHOWN_CHARS = 100_000;
+
 /** A group's keys, the raw answer and the response details. */
 function SchemaTabs({ response, group }: { response: ApiResponse<MetadataSchema>; group: string }) {
   const [tab, setTab] = useState('keys');
-  const keys = response.data.metadataKeys ?? [];
+  const [filter, setFilter] = useState('');
+  const filterId = useId();
+  const listed = response.data.metadataKeys;
+  const allKeys = useMemo(() => (Array.isArray(listed) ? listed : []), [listed]);
+  const many = allKeys.length > KEYS_SHOWN;
+  const matching = useMemo(() => {
+    const q = filter.trim().toLowerCase();
+    return q ? allKeys.filter((k) => String(k?.name).toLowerCase().includes(q)) : allKeys;
+  }, [allKeys, filter]);
+  const keys = matching.slice(0, KEYS_SHOWN);
+  const rawLarge = response.rawBody.length > RAW_SHOWN_CHARS;
   return (
     <Tabs
       label={`Schema of ${group}`}
@@ -19,8 +39,18 @@ function SchemaTabs({ response, group }: { response: ApiResponse<MetadataSchema>
       tabs={[
         {
           id: 'keys',
-          label: `Keys (${keys.length})`,
-          content: keys.length ? (
+          label: `Keys (${allKeys.length})`,
+          content: allKeys.length ? (
+            <>
+            {many && (
+              <div className="field">
+                <label htmlFor={filterId}>Filter keys by name</label>
+                <input id={filterId} type="search" value={filter} onChange={(e) => setFilter(e.target.value)} aria-describedby={`${filterId}-hint`} />
+                <p id={`${filterId}-hint`} className="hint" role="note">
+                  ✂ {formatCount(matching.length)} {filter.trim() ? `of ${formatCount(allKeys.length)} keys match` : 'keys'}; the first {formatCount(keys.length)} are listed. The Raw JSON tab has them all.
+                </p>
+              </div>
+            )}
             <TableScroll label={`Keys of group ${group}`}>
               <table className="keys">
                 <caption className="visually-hidden">Keys of group {group}</caption>
@@ -33,8 +63,8 @@ function SchemaTabs({ response, group }: { response: ApiResponse<MetadataSchema>
                   </tr>
                 </thead>
                 <tbody>
-                  {keys.map((k) => (
-                    <tr key={k.name}>
+                  {keys.map((k, i) => (
+                    <tr key={`${i}:${k.name}`}>
                       <td>
                         <code>{k.name}</code>
                       </td>
@@ -46,6 +76,7 @@ function SchemaTabs({ response, group }: { response: ApiResponse<MetadataSchema>
                 </tbody>
               </table>
             </TableScroll>
+            </>
           ) : (
             <p>This schema has no keys.</p>
           ),
@@ -56,7 +87,12 @@ function SchemaTabs({ response, group }: { response: ApiResponse<MetadataSchema>
           content: (
             <>
               <CopyButton text={response.rawBody} label="Copy response body" />
-              <pre className="raw">{JSON.stringify(response.data, null, 2)}</pre>
+              {rawLarge && (
+                <p className="hint" role="note">
+                  ✂ Shown are the first {formatCount(RAW_SHOWN_CHARS)} of the body’s {formatCount(response.rawBody.length)} characters, as received; Copy has it whole.
+                </p>
+              )}
+              <pre className="raw">{rawLarge ? response.rawBody.slice(0, RAW_SHOWN_CHARS) : JSON.stringify(response.data, null, 2)}</pre>
             </>
           ),
         },

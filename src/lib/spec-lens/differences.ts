@@ -153,33 +153,65 @@ function shapeOf(doc: SpecDoc, schema: Json, shape: ObjectShape, seen: Set<JsonO
   }
 }
 
+/** The shape of each schema node, worked out once per check: an array of 100,000 items has one item schema. */
+type Shapes = Map<Json, ObjectShape>;
+
+function cachedShape(doc: SpecDoc, schema: Json, shapes: Shapes): ObjectShape {
+  let shape = shapes.get(schema);
+  if (!shape) {
+    shape = { properties: new Map(), required: new Set(), patterns: [], open: false, closed: false, items: [] };
+    shapeOf(doc, schema, shape, new Set());
+    shapes.set(schema, shape);
+  }
+  return shape;
+}
+
+/** Most notes one answer gets: an answer of 100,000 items with an undocumented field each would list them all. */
+export const MAX_NOTES = 200;
+
 /**
  * The properties of `value` its schema does not describe, as notes, walking the answer
- * (never the schema, so recursive schemas end). A property described by any branch of an
+ * (never the schema, so recursive schemas end) with a stack of its own, not recursion: an
+ * instance's answer may nest thousands of levels. A property described by any branch of an
  * allOf/anyOf/oneOf counts as documented: the lens flags what no documentation mentions,
- * and leaves "which branch" to Ajv.
+ * and leaves "which branch" to Ajv. At most MAX_NOTES, then one that says how many more.
  */
 export function undocumented(doc: SpecDoc, schema: Json, value: unknown, pointer = '', source: Source = PUBLIC_SPEC): Difference[] {
-  if (typeof value !== 'object' || value === null) return [];
-  const shape: ObjectShape = { properties: new Map(), required: new Set(), patterns: [], open: false, closed: false, items: [] };
-  shapeOf(doc, schema, shape, new Set());
   const notes: Difference[] = [];
-  if (Array.isArray(value)) {
-    if (shape.items.length === 0) return notes;
-    value.forEach((item, i) => {
-      for (const sub of shape.items.slice(0, 1)) notes.push(...undocumented(doc, sub, item, `${pointer}/${i}`, source));
-    });
-    return notes;
-  }
-  // A schema that names no members (e.g. a free-form `value`) documents any object.
-  const describesMembers = shape.properties.size > 0 || shape.required.size > 0 || shape.patterns.length > 0;
-  for (const [name, member] of Object.entries(value as Record<string, unknown>)) {
-    const at = `${pointer}/${escapePointerToken(name)}`;
-    const subs = shape.properties.get(name);
-    if (subs) notes.push(...undocumented(doc, subs[0]!, member, at, source));
-    else if (describesMembers && !shape.required.has(name) && !shape.open && !shape.closed && !shape.patterns.some((re) => re.test(name))) {
-      notes.push({ pointer: at, text: `“${name}” is not in ${source.schema}: ${source.describer} does not describe it.`, severity: 'note', undocumented: true });
+  let more = 0;
+  const shapes: Shapes = new Map();
+  // Work in document order: a member's own notes, then what is under it, then the next member.
+  const stack: ([Json, unknown, string] | { note: string; at: string })[] = [[schema, value, pointer]];
+  const note = (at: string, name: string) => {
+    if (notes.length < MAX_NOTES) notes.push({ pointer: at, text: `“${name}” is not in ${source.schema}: ${source.describer} does not describe it.`, severity: 'note', undocumented: true });
+    else more++;
+  };
+  while (stack.length) {
+    const top = stack.pop()!;
+    if (!Array.isArray(top)) {
+      note(top.at, top.note);
+      continue;
     }
+    const [sch, val, at] = top;
+    if (typeof val !== 'object' || val === null) continue;
+    const shape = cachedShape(doc, sch, shapes);
+    if (Array.isArray(val)) {
+      const item = shape.items[0];
+      if (item === undefined) continue;
+      for (let i = val.length - 1; i >= 0; i--) stack.push([item, val[i], `${at}/${i}`]);
+      continue;
+    }
+    // A schema that names no members (e.g. a free-form `value`) documents any object.
+    const describesMembers = shape.properties.size > 0 || shape.required.size > 0 || shape.patterns.length > 0;
+    const children: ([Json, unknown, string] | { note: string; at: string })[] = [];
+    for (const [name, member] of Object.entries(val as Record<string, unknown>)) {
+      const here = `${at}/${escapePointerToken(name)}`;
+      const subs = shape.properties.get(name);
+      if (subs) children.push([subs[0]!, member, here]);
+      else if (describesMembers && !shape.required.has(name) && !shape.open && !shape.closed && !shape.patterns.some((re) => re.test(name))) children.push({ note: name, at: here });
+    }
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
   }
+  if (more) notes.push({ pointer, text: `… and ${more.toLocaleString('en-US')} more properties ${source.describer} does not describe (the first ${MAX_NOTES} are listed).`, severity: 'note', undocumented: true });
   return notes;
 }

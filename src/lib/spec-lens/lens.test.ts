@@ -388,3 +388,23 @@ describe('durable runs, checked against the official client’s models', () => {
     expect(result.kind === 'checked' && result.against).toMatch(/\(platform\.json\)$/);
   });
 });
+
+describe('answers an instance may send to hurt the page (issue 27)', () => {
+  const schemaUrl = '/rest/api/index/custom-metadata/schema/wide';
+
+  it('lists at most 200 undocumented fields, then how many more, walking 20,000 keys without recursion', () => {
+    const metadataKeys = Array.from({ length: 20_000 }, (_, i) => ({ name: `k${i}`, propertyType: 'TEXT', extra: i }));
+    const result = lens.checkAnswer(answer('GET', schemaUrl, 200, 'application/json', { metadataKeys }));
+    const notes = differences(result);
+    expect(notes).toHaveLength(201);
+    expect(notes[0]).toBe('note /metadataKeys/0/extra “extra” is not in the public schema: the documentation does not describe it.');
+    expect(notes[200]).toBe('note  … and 19,800 more properties the documentation does not describe (the first 200 are listed).');
+  });
+
+  it('says an answer nested 2,000 levels deep is too deep to check, instead of overflowing the stack', () => {
+    let deep: unknown = 'x';
+    for (let i = 0; i < 2_000; i++) deep = { a: deep };
+    const result = lens.checkAnswer(answer('GET', schemaUrl, 200, 'application/json', { metadataKeys: [{ name: 'a', propertyType: 'TEXT', nested: deep }] }));
+    expect(differences(result)).toEqual(['error  The answer nests deeper than 256 levels: the lens does not check it.']);
+  });
+});

@@ -6,7 +6,8 @@
  * (src/service/spec-validators.ts): the page's policy forbids compiling code in the page.
  */
 import type { ErrorObject } from 'ajv';
-import { CLIENT_MODEL, describeErrors, PUBLIC_SPEC, undocumented, type Difference } from './differences';
+import { depthOver } from '../depth';
+import { CLIENT_MODEL, describeErrors, MAX_NOTES, PUBLIC_SPEC, undocumented, type Difference } from './differences';
 import { CLIENT_MODELS, clientModelsNamedSpec, clientOf } from '../../contract/client-models';
 import { fileOf, isObject, LENS_SPECS, type Json, type JsonObject, type NamedSpec, type SpecDoc } from '../../contract/openapi';
 import { essenceOf, findMedia, findOperation, findOperations, findResponse, isJsonType, type OperationMatch, type ResponseMatch } from './operations';
@@ -73,6 +74,9 @@ export interface SpecValidate {
 /** Spec name → the key of a schema (validationTargets in contract/openapi.ts) → its validator. */
 export type SpecValidators = Readonly<Record<string, Readonly<Record<string, SpecValidate>>>>;
 
+/** Deepest answer the lens checks: its validators recurse with the answer. */
+export const MAX_ANSWER_DEPTH = 256;
+
 export class SpecLens {
   constructor(
     readonly specs: readonly NamedSpec[],
@@ -83,8 +87,11 @@ export class SpecLens {
     const fn = this.validators[spec.name]?.[key];
     // Every schema of the vendored spec is compiled at build time; a miss is a build that did not.
     if (!fn) return [error('', `The console was built without a validator for ${fileOf(spec)} ${key}; it cannot check this answer.`)];
+    // The validators recurse with the answer (and describeErrors lists every error): an answer
+    // nested past MAX_ANSWER_DEPTH is said to be too deep rather than overflowing the stack.
+    if (depthOver(value, MAX_ANSWER_DEPTH)) return [error('', `The answer nests deeper than ${MAX_ANSWER_DEPTH} levels: the lens does not check it.`)];
     const source = spec.name === CLIENT_MODELS ? CLIENT_MODEL : PUBLIC_SPEC;
-    const errors = fn(value) ? [] : describeErrors(fn.errors ?? [], source);
+    const errors = fn(value) ? [] : describeErrors((fn.errors ?? []).slice(0, MAX_NOTES), source);
     return [...errors, ...undocumented(spec.doc, schema, value, '', source)];
   }
 

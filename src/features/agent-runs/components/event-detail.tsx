@@ -2,7 +2,9 @@ import { useEffect, useRef, useState } from 'react';
 import { CopyButton } from '../../../components/copy-button';
 import { SpecEventBadge } from '../../../components/spec-badge';
 import { formatBytes, formatCount } from '../../../lib/format';
-import type { StreamLog, TimelineEntry } from '../model/stream-log';
+import { download } from '../../../lib/download';
+import { EVENT_DATA_KEEP, fullDataOf } from '../model/stream-event';
+import { MAX_FULL_DATA_BYTES, type StreamLog, type TimelineEntry } from '../model/stream-log';
 
 function pretty(data: string): string {
   try {
@@ -41,8 +43,26 @@ export function EventDetail({ entry, stream }: { entry: TimelineEntry; stream: S
         <CopyButton text={entry.data} label="Copy event data" />
       </div>
       {entry.warning && <p className="warn">⚠ {entry.warning}</p>}
-      {stream && <SpecEventBadge stream={stream} event={entry.event} data={entry.data} />}
-      <pre className="raw">{raw ? entry.data : pretty(entry.data)}</pre>
+      {entry.cut ? <CutNote entry={entry} cut={entry.cut} /> : stream && <SpecEventBadge stream={stream} event={entry.event} data={entry.data} />}
+      <pre className="raw">{raw || entry.cut ? entry.data : pretty(entry.data)}</pre>
     </div>
+  );
+}
+
+/** What of a cut event is shown, and where its full data is, if it is kept at all. */
+function CutNote({ entry, cut }: { entry: TimelineEntry; cut: { chars: number } }) {
+  const full = fullDataOf(entry);
+  return (
+    <p className="warn" role="note">
+      ✂ Cut: shown are the first {formatCount(entry.data.length)} of its {formatCount(cut.chars)} characters ({formatBytes(entry.bytes)}); the console keeps{' '}
+      {formatCount(EVENT_DATA_KEEP)} characters of an event, so this data is not checked against the public schema here.{' '}
+      {full ? (
+        <button type="button" onClick={() => download(`event-${entry.seq}.txt`, full, 'text/plain')}>
+          Download the full data
+        </button>
+      ) : (
+        `Its full data is not kept: a run keeps the full data of cut events up to ${formatBytes(MAX_FULL_DATA_BYTES)} in all, and only while it is the run shown.`
+      )}
+    </p>
   );
 }

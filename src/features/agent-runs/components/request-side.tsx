@@ -85,6 +85,15 @@ export function RequestSide({ connection, agentId, agent, settings, onSettings, 
               )}
             </div>
           )}
+          {agent.refusal && (
+            <div className="error-panel" role="alert">
+              <h3>No form for this schema</h3>
+              <p>{agent.refusal}</p>
+              <button type="button" onClick={() => agent.setManual([])}>
+                Add input fields by hand
+              </button>
+            </div>
+          )}
           {manual && <ManualFields fields={manual} onChange={agent.setManual} />}
           {schema && (
             <RunForm

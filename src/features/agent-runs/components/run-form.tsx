@@ -5,6 +5,7 @@ import { isProblemDetail } from '../../../contract/problem';
 import type { ApiError } from '../../../lib/api-client';
 import { local } from '../../../lib/storage';
 import { savedFormKey as savedKey } from '../model/run-draft';
+import { uncheckedNotes } from '../model/input-validation';
 import { runFormResolver, runParts, SCHEMA_ERROR, type RunFormValues } from '../model/run-form-values';
 import type { RunParts } from '../model/run-request';
 import { formPathOf, mergeSaved, type FormField } from '../model/schema-form';
@@ -48,6 +49,7 @@ export function RunForm({ formId, agentId, schema, fields, takesMessages, refusa
     return { input: mergeSaved(schema, saved?.input), messages };
   }, [agentId, schema]);
   const resolver = useMemo(() => runFormResolver(schema, fields, takesMessages), [schema, fields, takesMessages]);
+  const notes = useMemo(() => uncheckedNotes(schema), [schema]);
   const form = useForm<RunFormValues>({ defaultValues: initial, resolver, mode: 'onChange' });
 
   // A subscription to the form, writing to storage: no state, no render.
@@ -72,7 +74,8 @@ export function RunForm({ formId, agentId, schema, fields, takesMessages, refusa
         {fields.length > 0 && (
           <>
             <p className="hint">Fields marked * are required. Every field is sent, optional ones included.</p>
-            <InputFields fields={fields} />
+            {notes[''] && <p className="hint">{notes['']}</p>}
+            <InputFields fields={fields} notes={notes} />
           </>
         )}
         {takesMessages && <MessagesComposer />}

@@ -13,7 +13,7 @@ const ROW_HEIGHT = 30;
  * "Event N", which names the event's detail below.
  */
 function rowLabel(e: TimelineEntry): string {
-  return `${e.seq}. ${e.event}, +${formatCount(e.at)} ms, ${formatCount(e.bytes)} bytes${e.warning ? ', with a warning' : ''}: ${previewOf(e)}`;
+  return `${e.seq}. ${e.event}, +${formatCount(e.at)} ms, ${formatCount(e.bytes)} bytes${e.warning ? ', with a warning' : ''}${e.cut ? ', cut' : ''}: ${previewOf(e)}`;
 }
 
 /**
@@ -188,6 +188,7 @@ export function Timeline({ log, selected: picked, onSelect, reveal }: {
                 <span>{e.bytes}</span>
                 <span className="data-preview">
                   {e.warning ? '⚠ ' : ''}
+                  {e.cut ? '✂ ' : ''}
                   {previewOf(e)}
                 </span>
               </div>

@@ -1,5 +1,6 @@
 import { memo, useLayoutEffect, useRef } from 'react';
 import { CopyButton } from '../../../components/copy-button';
+import { formatCount } from '../../../lib/format';
 import type { StreamLog } from '../model/stream-log';
 import { useFollowEnd } from './use-follow-end';
 
@@ -36,6 +37,7 @@ export function TranscriptView({ log, version }: { log: StreamLog; version: numb
           <input type="checkbox" checked={follow} onChange={(e) => setFollow(e.target.checked)} /> Follow
         </label>
         <CopyButton text={() => log.transcriptText} label="Copy transcript" />
+        {log.transcriptCut > 0 && <span className="muted">✂ {formatCount(log.transcriptCut)} characters of text cut (marked where)</span>}
       </div>
       <div ref={box} className="transcript" aria-label="Transcript" onScroll={onScroll} onWheel={onWheel}>
         {log.transcript.map((text, i) => (

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonSchema } from '../../../contract/agents';
 import { validateInput } from './input-validation';
-import { defaultValues, fieldsOf, formPathOf, inputOf, mergeSaved, schemaOfManualFields, type FormValues } from './schema-form';
+import { defaultValues, fieldsOf, formPathOf, formRefusal, inputOf, mergeSaved, schemaOfManualFields, type FormValues } from './schema-form';
 
 const HR_FORM: JsonSchema = {
   type: 'object',
@@ -101,5 +101,24 @@ describe('helpers', () => {
       properties: { q: { type: 'string' }, n: { type: 'integer' } },
       required: ['q'],
     });
+  });
+});
+
+describe('a schema nested deeper than a form is built for (issue 27)', () => {
+  const nested = (levels: number) => {
+    let schema: JsonSchema = { type: 'object', properties: { leaf: { type: 'string' } } };
+    for (let i = 1; i < levels; i++) schema = { type: 'object', properties: { [`level${i}`]: schema } };
+    return schema;
+  };
+
+  it('is refused with a message, found without recursion, for 2,000 levels', () => {
+    expect(formRefusal(nested(2_000))).toMatch(/^The agent’s input schema nests deeper than 24 levels of fields/);
+  });
+
+  it('is not refused at 24 levels, whose form is built and checked', () => {
+    const schema = nested(24);
+    expect(formRefusal(schema)).toBeUndefined();
+    const fields = fieldsOf(schema);
+    expect(validateInput(schema, inputOf(fields, defaultValues(schema)))).toEqual({});
   });
 });

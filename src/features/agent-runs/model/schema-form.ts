@@ -9,6 +9,31 @@
 
 import type { JsonSchema } from '../../../contract/agents';
 import { EMPTY_OPTIONAL_VALUE } from '../../../contract/agent-input';
+import { depthOver } from '../../../lib/depth';
+
+/**
+ * Deepest nesting of fields (objects in objects) a form is built for. An instance may declare
+ * thousands of levels; building, filling and checking the form walk it recursively, and would
+ * overflow the page's stack (the error page said "Maximum call stack size exceeded").
+ */
+export const MAX_FORM_DEPTH = 24;
+
+/** Past this many fields (nested ones counted), a form shows the fields in view only, with a search, and checks a field at a time as it is typed. */
+export const LARGE_FORM_FIELDS = 200;
+
+/** How many fields a form has, nested ones counted. */
+export function fieldCount(fields: FormField[]): number {
+  let n = 0;
+  for (const f of fields) n += 1 + (f.children ? fieldCount(f.children) : 0);
+  return n;
+}
+
+/** Why no form is built from `schema`, when none is. Linear in the schema's size, and not recursive. */
+export function formRefusal(schema: JsonSchema): string | undefined {
+  // A level of fields is two levels of JSON: the object's schema and its `properties`.
+  if (!depthOver(schema, 2 * MAX_FORM_DEPTH + 2)) return undefined;
+  return `The agent’s input schema nests deeper than ${MAX_FORM_DEPTH} levels of fields, more than the console builds a form for. Add fields by hand, or send the run from code; the service checks the input either way.`;
+}
 
 export type FieldKind = 'string' | 'enum' | 'integer' | 'number' | 'boolean' | 'string-array' | 'object' | 'json';
 

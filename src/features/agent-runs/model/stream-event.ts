@@ -13,10 +13,40 @@ export interface TimelineEntry {
   /** ms since the previous event */
   gap: number;
   bytes: number;
+  /** The event's data as received, or its first EVENT_DATA_KEEP characters when `cut`. */
   data: string;
   /** Why the event could not be read as the contract says, if it could not. */
   warning?: string;
+  /** Set when `data` is only the beginning of the event's data: how many characters it had. */
+  cut?: { chars: number };
+  /** A cut event's one-line preview, made from its whole data before the cut. */
+  preview?: string;
 }
+
+/**
+ * Most characters of one event's data kept in memory and shown (timeline, event detail,
+ * history): an instance may send events of megabytes, and two hundred of them filled the heap.
+ * The full data of a cut event may be kept apart, outside the JS heap (stream-log).
+ */
+export const EVENT_DATA_KEEP = 64 * 1024;
+
+const fullData = new WeakMap<TimelineEntry, Blob>();
+
+/** Keeps the full data of a cut event, as a Blob: outside the JS heap, and never in history. */
+export function keepFullData(entry: TimelineEntry, data: string): void {
+  fullData.set(entry, new Blob([data], { type: 'text/plain' }));
+}
+
+/** The full data of a cut event, while its run's log keeps it. */
+export function fullDataOf(entry: TimelineEntry): Blob | undefined {
+  return fullData.get(entry);
+}
+
+/**
+ * A string of its own, not a slice: V8 makes a slice of a long string a view that keeps the
+ * whole string alive, which is what cutting is meant to let go.
+ */
+export const detached = (s: string): string => (s.length > 12 ? structuredClone(s) : s);
 
 /** One event as the contract reads it: its timeline entry, and what it adds to the run. */
 export interface ReadEvent {
@@ -29,8 +59,12 @@ export interface ReadEvent {
   failure?: RunFailure;
 }
 
+const NOT_ASCII = /[^ -~\t\n\r]/;
+
 /** The event's size on the wire, without encoding it (a TextEncoder per event costs more). */
 export function utf8Length(s: string): number {
+  // A long ASCII string (a megabyte event) is its length: the engine's own scan says so at once.
+  if (s.length > 4096 && !NOT_ASCII.test(s)) return s.length;
   let n = 0;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
@@ -65,6 +99,17 @@ export function failureOf(p: ProblemDetail): RunFailure {
  */
 export function readEvent(e: SseEvent, seq: number, at: number, gap: number): ReadEvent {
   const entry: TimelineEntry = { seq, id: e.id, event: e.event, at, gap, bytes: utf8Length(e.data), data: e.data };
+  const read = readData(e, entry);
+  if (e.data.length > EVENT_DATA_KEEP) {
+    // A message's text is at hand: the data is not parsed a second time for its preview.
+    entry.preview = detached(read.text ? oneLine(read.text) : previewOf(entry));
+    entry.data = detached(e.data.slice(0, EVENT_DATA_KEEP));
+    entry.cut = { chars: e.data.length };
+  }
+  return read;
+}
+
+function readData(e: SseEvent, entry: TimelineEntry): ReadEvent {
   let parsed: unknown;
   try {
     parsed = JSON.parse(e.data);
@@ -120,7 +165,7 @@ const previews = new WeakMap<TimelineEntry, string>();
  * detail, other JSON compacted, anything else as received; whitespace runs become one space.
  */
 export function previewOf(entry: TimelineEntry): string {
-  let p = previews.get(entry);
+  let p = entry.preview ?? previews.get(entry);
   if (p === undefined) {
     p = preview(entry);
     previews.set(entry, p);

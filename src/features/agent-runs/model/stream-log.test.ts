@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { StreamLog } from './stream-log';
+import { EVENT_DATA_KEEP, fullDataOf, previewOf } from './stream-event';
+import { MAX_ANSWER_BYTES, MAX_FULL_DATA_BYTES, StreamLog } from './stream-log';
+import { EVENT_TEXT_KEEP, TRANSCRIPT_MAX_CHARS } from './transcript';
 
 const msg = (text: string) => JSON.stringify({ messages: [{ role: 'GLEAN_AI', content: [{ type: 'text', text }] }] });
 const manual = () => {
@@ -154,5 +156,57 @@ describe('message events', () => {
     s.event({ id: '2', event: 'agent.thinking', data: '{}' }, 2);
     s.event({ id: '3', event: 'message', data: '{not json' }, 3);
     expect([s.events.length, s.messageEvents]).toEqual([3, 2]);
+  });
+});
+
+describe('what one event, and the whole stream, may keep (issue 27)', () => {
+  const MB = 1024 * 1024;
+  const big = (n: number) => msg(`Event ${n} begins. ${'lorem ipsum '.repeat(Math.ceil(MB / 12))}`);
+
+  it('keeps the beginning of a 1 MB event, says it was cut and keeps its full data apart', async () => {
+    const { s } = session();
+    const data = big(1);
+    s.event({ id: '1', event: 'message', data }, 10);
+    const [entry] = s.events;
+    expect(entry!.data).toBe(data.slice(0, EVENT_DATA_KEEP));
+    expect(entry!.cut).toEqual({ chars: data.length });
+    expect(entry!.bytes).toBe(data.length);
+    expect(previewOf(entry!)).toMatch(/^Event 1 begins\. lorem ipsum/);
+    const full = fullDataOf(entry!);
+    expect(full?.size).toBe(data.length);
+    expect(await full!.text()).toBe(data);
+    expect(s.transcriptText).toMatch(/^Event 1 begins\. lorem ipsum/);
+    expect(s.transcriptText).toContain(`characters of event 1 cut`);
+    expect(s.transcriptText.length).toBeLessThan(EVENT_TEXT_KEEP + 200);
+    expect(s.transcriptCut).toBeGreaterThan(MB - EVENT_TEXT_KEEP - 100);
+  });
+
+  it('keeps the full data of cut events up to its budget, then only their beginning', () => {
+    const { s } = session();
+    const data = big(0);
+    const fits = Math.floor(MAX_FULL_DATA_BYTES / data.length);
+    for (let i = 1; i <= fits + 2; i++) s.event({ id: String(i), event: 'message', data }, i);
+    expect(s.events.filter((e) => fullDataOf(e) !== undefined)).toHaveLength(fits);
+    expect(fullDataOf(s.events.at(-1)!)).toBeUndefined();
+    expect(s.events.every((e) => e.data.length === EVENT_DATA_KEEP)).toBe(true);
+    expect(s.bytes).toBe(data.length * (fits + 2));
+  });
+
+  it('stops the transcript at its limit, saying so, and counts every event on', () => {
+    const { s } = session();
+    const text = 'x'.repeat(EVENT_TEXT_KEEP);
+    const n = Math.ceil(TRANSCRIPT_MAX_CHARS / EVENT_TEXT_KEEP) + 5;
+    for (let i = 1; i <= n; i++) s.event({ id: String(i), event: 'message', data: msg(text) }, i);
+    expect(s.transcriptText.length).toBeLessThanOrEqual(TRANSCRIPT_MAX_CHARS);
+    expect(s.transcriptText).toContain('The transcript stops here');
+    expect(s.events).toHaveLength(n);
+  });
+
+  it('does not keep a conversation’s answer past its size: it is marked as not sent back whole', () => {
+    const frames = manual();
+    const s = new StreamLog('platform', 0, frames.schedule, true);
+    for (let i = 1; i <= 3; i++) s.event({ id: String(i), event: 'message', data: msg('y'.repeat(MAX_ANSWER_BYTES / 2)) }, i);
+    expect(s.answerTruncated).toBe(true);
+    expect(s.answerMessages).toEqual([]);
   });
 });

@@ -5,13 +5,18 @@ import { legacyFailureOf } from './legacy-error';
 import { nextFrame, RenderThrottle, type Schedule } from './render-throttle';
 import type { RunFailure } from './run-machine';
 import type { Flavour } from './run-request';
-import { readEvent, type TimelineEntry } from './stream-event';
+import { keepFullData, readEvent, type TimelineEntry } from './stream-event';
 import { addFragment } from './answer-messages';
 import { answerMessages, MAX_ANSWER_MESSAGES } from './thread';
 import { Transcript } from './transcript';
 import type { Message } from '../../../contract/agents';
 
 export type { TimelineEntry } from './stream-event';
+
+/** The full data of cut events a stream keeps, in all (as Blobs, outside the JS heap); past it, cut events keep only their beginning. */
+export const MAX_FULL_DATA_BYTES = 64_000_000;
+/** A conversation's answer is sent back whole in the next turn; past this size it is not kept (answerTruncated). */
+export const MAX_ANSWER_BYTES = 4_000_000;
 export { failureOf } from './stream-event';
 
 /**
@@ -43,6 +48,8 @@ export class StreamLog {
   /** Text of the last message event, to recognise a legacy error at the end. */
   private lastMessageText = '';
   private lastAt = 0;
+  private fullBytes = 0;
+  private answerBytes = 0;
 
   constructor(
     readonly flavour: Flavour,
@@ -55,6 +62,11 @@ export class StreamLog {
     this.throttle = new RenderThrottle(schedule);
     this.subscribe = this.throttle.subscribe;
     this.getVersion = this.throttle.getVersion;
+  }
+
+  /** Characters of message text the transcript did not keep (transcript.ts says where). */
+  get transcriptCut(): number {
+    return this.text.cutChars;
   }
 
   get transcriptText(): string {
@@ -73,12 +85,23 @@ export class StreamLog {
   event(e: SseEvent, at: number = this.elapsed()): void {
     const { entry, text, failure, messages } = readEvent(e, this.events.length + 1, at, this.events.length ? at - this.lastAt : at);
     if (messages && this.answerMessages && !this.answerTruncated) {
-      // Each event is the next fragment of the answer: the messages they form go back in the next turn.
-      for (const m of answerMessages(messages)) addFragment(this.answerMessages, m);
-      if (this.answerMessages.length > MAX_ANSWER_MESSAGES) {
-        this.answerTruncated = true;
+      this.answerBytes += entry.bytes;
+      if (this.answerBytes > MAX_ANSWER_BYTES) {
+        // Nothing of it is sent back, as for an answer of too many messages: let it go.
         this.answerMessages.length = 0;
+        this.answerTruncated = true;
+      } else {
+        // Each event is the next fragment of the answer: the messages they form go back in the next turn.
+        for (const m of answerMessages(messages)) addFragment(this.answerMessages, m);
+        if (this.answerMessages.length > MAX_ANSWER_MESSAGES) {
+          this.answerTruncated = true;
+          this.answerMessages.length = 0;
+        }
       }
+    }
+    if (entry.cut && this.fullBytes + entry.bytes <= MAX_FULL_DATA_BYTES) {
+      keepFullData(entry, e.data);
+      this.fullBytes += entry.bytes;
     }
     this.lastAt = at;
     this.bytes += entry.bytes;
@@ -86,7 +109,7 @@ export class StreamLog {
     this.durationMs = at;
     if (e.event === MESSAGE_EVENT) this.messageEvents++;
     if (text !== undefined) {
-      this.text.append(text);
+      this.text.append(text, entry.seq);
       this.lastMessageText = text;
     }
     if (failure) this.failure = failure;

@@ -5,7 +5,7 @@ import { useAgentSchemas } from '../api/agent-schemas';
 import { useAgent } from '../api/get-agent';
 import type { AgentConnection } from '../api/agent-keys';
 import type { Flavour } from './run-request';
-import { fieldsOf, schemaOfManualFields, type ManualField } from './schema-form';
+import { fieldsOf, formRefusal, schemaOfManualFields, type ManualField } from './schema-form';
 
 /** Fields typed by hand belong to the agent they were typed for. */
 interface ManualState {
@@ -25,13 +25,16 @@ export function useRunAgent(connection: AgentConnection, flavour: Flavour, agent
   const unknown = agent.error instanceof ApiError && agent.error.status === 404;
   // Memoized by their source: a new schema object on every render would rebuild the form's resolver.
   const schema: JsonSchema | undefined = useMemo(() => (manual ? schemaOfManualFields(manual) : schemas.data?.input_schema), [manual, schemas.data]);
-  const fields = useMemo(() => (schema ? fieldsOf(schema) : []), [schema]);
+  const refusal = useMemo(() => (schema && !manual ? formRefusal(schema) : undefined), [schema, manual]);
+  const fields = useMemo(() => (schema && !refusal ? fieldsOf(schema) : []), [schema, refusal]);
   const schemaStatus = schemas.error instanceof ApiError ? schemas.error.status : undefined;
   return {
     agent,
     schemas,
     unknown,
-    schema,
+    /** The schema, unless no form is built from it (then `refusal` says why). */
+    schema: refusal ? undefined : schema,
+    refusal,
     fields,
     manual,
     name: agent.data?.name ?? schemas.data?.name,

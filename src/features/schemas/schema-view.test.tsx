@@ -1,0 +1,32 @@
+/** A group of thousands of keys, as a hostile instance may answer (issue 27): listed in part, with a filter. */
+import { cleanup, render, screen } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, expect, it } from 'vitest';
+import type { MetadataSchema } from '../../contract/metadata';
+import type { ApiResponse } from '../../lib/api-client';
+import { SchemaView } from './schema-view';
+
+afterEach(() => cleanup());
+
+it('lists the first 200 of 250 keys, says so, and filters them by name', async () => {
+  const user = userEvent.setup();
+  const data: MetadataSchema = { metadataKeys: Array.from({ length: 250 }, (_, i) => ({ name: `key${i + 1}`, propertyType: 'TEXT' })) };
+  const response: ApiResponse<MetadataSchema> = {
+    method: 'GET',
+    url: '/rest/api/index/custom-metadata/schema/wide',
+    status: 200,
+    durationMs: 3,
+    headers: [['content-type', 'application/json']],
+    rawBody: JSON.stringify(data),
+    receivedAt: 0,
+    data,
+  };
+  render(<SchemaView response={response} group="wide" />);
+  expect(screen.getByRole('tab', { name: 'Keys (250)' })).toBeTruthy();
+  const table = screen.getByRole('table', { name: 'Keys of group wide' });
+  expect(table.querySelectorAll('tbody tr')).toHaveLength(200);
+  expect(screen.getByRole('note').textContent).toBe('✂ 250 keys; the first 200 are listed. The Raw JSON tab has them all.');
+  await user.type(screen.getByRole('searchbox', { name: 'Filter keys by name' }), 'key25');
+  expect(table.querySelectorAll('tbody tr')).toHaveLength(2);
+  expect(screen.getByRole('note').textContent).toBe('✂ 2 of 250 keys match; the first 2 are listed. The Raw JSON tab has them all.');
+});
