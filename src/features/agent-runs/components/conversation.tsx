@@ -5,6 +5,7 @@ import { isTerminal, type RunStatus } from '../model/run-machine';
 import type { RunRecord } from '../model/run-record';
 import type { RunRequest } from '../model/run-request';
 import { useRuns } from '../model/run-store-context';
+import { MAX_ANSWER_BYTES } from '../model/stream-log';
 import { answered, editRequest, MAX_ANSWER_MESSAGES, pathTo, replyRequest, retryRequest, sendOf, threadsOf, type Thread } from '../model/thread';
 import { useKeepOnScreen, useThreadEntries } from '../model/use-history';
 import { exportThread } from './history-panel';
@@ -24,7 +25,8 @@ function replyBlockedWhy(last: Thread['turns'][number], sendBlocked: string | un
   if (sendBlocked) return sendBlocked;
   if (!isTerminal(last.status as RunStatus)) return 'The last turn has not ended yet; its answer goes with the next turn.';
   if (!answered(last)) return 'The last turn did not answer: retry it, or edit its question, to go on.';
-  if (last.answerTruncated) return `The last answer had more than ${MAX_ANSWER_MESSAGES.toLocaleString()} messages; it cannot be sent back whole, so this conversation cannot go on.`;
+  if (last.answerTruncated)
+    return `The last answer was too large to keep whole (more than ${MAX_ANSWER_MESSAGES.toLocaleString()} messages, or more than ${MAX_ANSWER_BYTES / 1_000_000} MB): it cannot be sent back, so this conversation cannot go on.`;
   return undefined;
 }
 
