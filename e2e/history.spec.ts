@@ -70,7 +70,7 @@ test('two tabs agree: a run finished in one shows in the other’s history, with
   await otherRuns.open();
   await runs.field('Topic').fill('two tabs');
   await runs.field('Region').selectOption('emea');
-  await runs.run.click();
+  await runs.startRun();
   await expect(runs.status).toHaveText('Done');
   const row = otherRuns.history.getByRole('listitem').filter({ hasText: 'HR Policy Agent' }).first();
   await expect(row.locator('.status')).toHaveText('Done');
