@@ -270,7 +270,7 @@ export function HistoryPanel({ connection, onLoad, onImported }: {
         <div className="notice" role="status">
           <p>
             History let go of {eviction.items.length === 1 ? 'an older item' : `${formatCount(eviction.items.length)} older items`} to stay within{' '}
-            {eviction.items.some((i) => i.reason === 'size') ? `${formatBytes(HISTORY_BYTES_LIMIT)}` : `${HISTORY_LIMIT} items`} (pinned items and conversations on
+            {eviction.items.some((i) => i.reason === 'size') ? formatBytes(eviction.limits?.bytes ?? HISTORY_BYTES_LIMIT) : `${eviction.limits?.items ?? HISTORY_LIMIT} items`} (pinned items and conversations on
             screen are never let go):{' '}
             {eviction.items
               .slice(0, 5)

@@ -119,6 +119,8 @@ export function saveRun(entry: HistoryEntry, details: HistoryDetails = {}): Prom
 
 export interface Eviction {
   at: number;
+  /** The limits it kept to. */
+  limits: RetentionLimits;
   /** What was let go, newest first, and why. */
   items: { id: string; kind: HistoryItem['kind']; title: string; reason: 'count' | 'size' }[];
 }
@@ -168,7 +170,7 @@ export async function retain(): Promise<Eviction | undefined> {
     const ids = (await db.runs.where('item').anyOf(evicted.map((i) => i.id)).primaryKeys()) as string[];
     await deleteRuns(ids);
     await db.items.bulkDelete(evicted.map((i) => i.id));
-    const notice: Eviction = { at: Date.now(), items: evicted };
+    const notice: Eviction = { at: Date.now(), limits, items: evicted };
     await db.meta.put({ key: EVICTION_KEY, value: notice });
     return notice;
   });
