@@ -69,7 +69,8 @@ function eventsSize(events: readonly TimelineEntry[]): number {
 function detailsSize(details: HistoryDetails): number {
   let n = 0;
   if (details.events) n += eventsSize(details.events);
-  if (details.result !== undefined) n += JSON.stringify(details.result)?.length ?? 0;
+  if (details.resultText !== undefined) n += details.resultText.length;
+  else if (details.result !== undefined) n += JSON.stringify(details.result)?.length ?? 0;
   return n;
 }
 
@@ -96,7 +97,11 @@ export async function writeRun(entry: HistoryEntry, details?: HistoryDetails, op
       const eventRecords = events ? Math.ceil(events.length / EVENTS_PER_RECORD) : 0;
       // Each awaited write is its own task, so each clone is a short one.
       for (let i = 0; i < eventRecords; i++) await db.events.put({ id: entry.id, slice: i, events: events!.slice(i * EVENTS_PER_RECORD, (i + 1) * EVENTS_PER_RECORD) });
-      await db.details.put({ id: entry.id, ...(details.result !== undefined && { result: details.result }), eventRecords });
+      await db.details.put({
+        id: entry.id,
+        ...(details.resultText !== undefined ? { resultText: details.resultText } : details.result !== undefined && { result: details.result }),
+        eventRecords,
+      });
     }
     await db.runs.put(row);
     const current = await db.items.get(item);
@@ -202,7 +207,16 @@ export async function runDetails(id: string): Promise<HistoryDetails | undefined
   const events: TimelineEntry[] = [];
   const slices = await db.events.where('[id+slice]').between([id, Dexie.minKey], [id, Dexie.maxKey]).toArray();
   for (const s of slices) for (const e of s.events) events.push(e);
-  return { ...(stored.result !== undefined && { result: stored.result }), ...(stored.eventRecords > 0 && { events }) };
+  const result = stored.resultText !== undefined ? parsedOrText(stored.resultText) : stored.result;
+  return { ...(result !== undefined && { result }), ...(stored.eventRecords > 0 && { events }) };
+}
+
+function parsedOrText(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
 }
 
 /** A kept run's events and answer: they never change once written, so they are read once (once there). */

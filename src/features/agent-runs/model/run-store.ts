@@ -78,6 +78,8 @@ const defaultSave: WriteRun = async (entry, details, options) => (await import('
 /** What history keeps of a run's answer, once it ended. */
 function detailsOf(record: RunRecord): HistoryDetails {
   if (record.log) return { events: record.log.events };
+  // The body as received: one string to clone, however many messages it holds.
+  if (record.answer?.rawBody !== undefined) return { resultText: record.answer.rawBody };
   const result = record.answer?.data ?? record.state.durable?.run ?? record.state.refusal?.body;
   return result === undefined ? {} : { result };
 }
