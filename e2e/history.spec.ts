@@ -89,7 +89,7 @@ test('Clear history asks first, keeps nothing it was not asked to, and Undo brin
   }
   await runs.history.getByRole('button', { name: 'Clear history…' }).click();
   const ask = runs.history.getByRole('alertdialog', { name: 'Clear history?' });
-  await expect(ask).toContainText('2 conversations and 0 runs leave this browser’s history');
+  await expect(ask).toContainText('2 conversations leave this browser’s history');
   await ask.getByRole('button', { name: 'Cancel' }).click();
   await expect(runs.historyItems).toHaveCount(2);
 

@@ -2,7 +2,7 @@ import { useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { download, exportFileName } from '../../../lib/download';
 import { formatBytes, formatCount } from '../../../lib/format';
-import { clearHistory, dismissEviction, exportRun, HISTORY_BYTES_LIMIT, HISTORY_LIMIT, importRuns, setPinned, undoClear, type HistoryEntry } from '../model/history';
+import { clearHistory, dismissEviction, exportRun, HISTORY_BYTES_LIMIT, HISTORY_LIMIT, importRuns, itemsText, setPinned, undoClear, type HistoryEntry } from '../model/history';
 import { isTerminal, statusText, statusTone, type RunStatus } from '../model/run-machine';
 import type { RunConnection } from '../model/run-store';
 import { lastAt, matches, threadPath, threadsOf, titleOf, type Thread } from '../model/thread';
@@ -245,8 +245,8 @@ export function HistoryPanel({ connection, onLoad, onImported }: {
             <strong>Clear history?</strong>
           </p>
           <p id="clear-what">
-            {formatCount(conversations)} {conversations === 1 ? 'conversation' : 'conversations'} and {formatCount(lone)} {lone === 1 ? 'run' : 'runs'} leave this
-            browser’s history{goingOn ? `; ${formatCount(goingOn)} still going on ${goingOn === 1 ? 'stays' : 'stay'}` : ''}. You can undo it.
+            {itemsText(conversations, lone)} {conversations + lone === 1 ? 'leaves' : 'leave'} this browser’s history
+            {goingOn ? `; ${formatCount(goingOn)} ${goingOn === 1 ? 'run' : 'runs'} still going on ${goingOn === 1 ? 'stays' : 'stay'}` : ''}. You can undo it.
           </p>
           <div className="toolbar">
             <button type="button" className="danger" onClick={() => void clear()} autoFocus>
@@ -260,7 +260,7 @@ export function HistoryPanel({ connection, onLoad, onImported }: {
       )}
       {cleared && (
         <p className="notice" role="status">
-          History cleared: {formatCount(cleared.count)} {cleared.count === 1 ? 'run' : 'runs'} taken out{clearNote ? `; ${clearNote}` : '.'}{' '}
+          History cleared: {itemsText(cleared.conversations, cleared.runs)} taken out{clearNote ? `; ${clearNote}` : '.'}{' '}
           <button type="button" onClick={() => void undoClear(cleared.id).then(() => setClearNote(null))}>
             Undo
           </button>

@@ -296,10 +296,28 @@ export async function undoClear(id: string): Promise<number> {
 }
 
 /** The last Clear, while it can be undone. */
-export async function lastClear(now = Date.now()): Promise<{ id: string; at: number; count: number } | undefined> {
+export interface LastClear {
+  id: string;
+  at: number;
+  /** What it took out, as history lists it: conversations, and runs outside any. */
+  conversations: number;
+  runs: number;
+}
+
+export async function lastClear(now = Date.now()): Promise<LastClear | undefined> {
   const c = (await consoleDb().cleared.orderBy('at').last()) ?? undefined;
   if (!c || now - c.at > UNDO_CLEAR_MS) return undefined;
-  return { id: c.id, at: c.at, count: c.runs.length };
+  const conversations = new Set(c.runs.map((r) => r.request.thread?.id).filter(Boolean)).size;
+  return { id: c.id, at: c.at, conversations, runs: c.runs.filter((r) => !r.request.thread).length };
+}
+
+/** "2 conversations and 1 run", leaving out what there is none of. */
+export function itemsText(conversations: number, runs: number): string {
+  const parts = [
+    conversations > 0 && `${conversations.toLocaleString()} ${conversations === 1 ? 'conversation' : 'conversations'}`,
+    runs > 0 && `${runs.toLocaleString()} ${runs === 1 ? 'run' : 'runs'}`,
+  ].filter(Boolean);
+  return parts.join(' and ') || 'nothing';
 }
 
 /** Lets go of Clears too old to undo (called when the console starts). */

@@ -8,7 +8,7 @@
 import { useLiveQuery } from 'dexie-react-hooks';
 import { useEffect, useSyncExternalStore } from 'react';
 import { consoleDb, type HistoryItem } from './console-db';
-import { entryOf, evictionNotice, keepOnScreen, lastClear, type Eviction, type HistoryEntry } from './history';
+import { entryOf, evictionNotice, keepOnScreen, lastClear, type Eviction, type HistoryEntry, type LastClear } from './history';
 import { isFollowed, type RunStatus } from './run-machine';
 import { historyEntryOf, metricsOf, type RunRecord } from './run-record';
 import type { RunConnection } from './run-store';
@@ -123,7 +123,7 @@ export function useEviction(): Eviction | undefined {
 }
 
 /** The last Clear history, while it can be undone. */
-export function useLastClear(): { id: string; at: number; count: number } | undefined {
+export function useLastClear(): LastClear | undefined {
   return useLive(async () => (await lastClear()) ?? null, []).data ?? undefined;
 }
 
