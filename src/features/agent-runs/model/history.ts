@@ -16,7 +16,7 @@ import { queryOptions } from '@tanstack/react-query';
 import { Dexie } from 'dexie';
 import { consoleDb, itemsOf, titleOfRun, type HistoryItem, type StoredRun } from './console-db';
 import type { HistoryDetails, HistoryEntry } from './history-entry';
-import { IN_FLIGHT_STATUSES, isTerminal, TERMINAL_STATUSES, type RunStatus } from './run-machine';
+import { FOLLOWED_STATUSES, IN_FLIGHT_STATUSES, isFollowed, isInFlight, isTerminal, type RunStatus } from './run-machine';
 import type { TimelineEntry } from './stream-event';
 
 export type { HistoryDetails, HistoryEntry, HistoryTarget } from './history-entry';
@@ -58,7 +58,17 @@ export function keepOnScreen(itemId: string): () => void {
 }
 
 const itemOf = (e: HistoryEntry) => e.request.thread?.id ?? e.id;
-const goesOnStatus = (s: string) => !isTerminal(s as RunStatus);
+
+/**
+ * Whether a run's entry may still change: a tab has its request open, or it is a durable run
+ * the service holds, which history follows to its end. Nothing else ever changes here: an
+ * imported record (never read from here), nor an entry of an older version whose status this
+ * version does not know ("success"). Clear history and retention keep only what may change.
+ */
+export function mayChange(e: Pick<HistoryEntry, 'status' | 'runId' | 'imported'>): boolean {
+  const s = e.status as RunStatus;
+  return isInFlight(s) || (isFollowed(s) && e.runId !== undefined && !e.imported);
+}
 
 function eventsSize(events: readonly TimelineEntry[]): number {
   let n = 0;
@@ -169,7 +179,7 @@ export async function retain(): Promise<Eviction | undefined> {
     if (items.length <= limits.items && items.reduce((n, i) => n + i.bytes, 0) <= limits.bytes) return undefined;
     const keep = new Set(onScreen.keys());
     // A run still going on is never let go: it would come back as a stranger at its next change.
-    for (const r of await db.runs.where('status').noneOf(TERMINAL_STATUSES as RunStatus[]).toArray()) keep.add(r.item);
+    for (const r of await db.runs.where('status').anyOf([...IN_FLIGHT_STATUSES, ...FOLLOWED_STATUSES] as RunStatus[]).toArray()) if (mayChange(r)) keep.add(r.item);
     const evicted = evictable(items, keep);
     if (!evicted.length) return undefined;
     const ids = (await db.runs.where('item').anyOf(evicted.map((i) => i.id)).primaryKeys()) as string[];
@@ -237,15 +247,16 @@ export interface ClearResult {
 }
 
 /**
- * Takes every ended run out of history, conversations included, keeping them aside for Undo
- * (until the next Clear, or a day). Runs still going on stay: history follows them to their end.
+ * Takes every run out of history that can no longer change, conversations included, keeping
+ * them aside for Undo (until the next Clear, or a day). Runs still going on (`mayChange`) stay,
+ * with their conversations: history follows them to their end.
  */
 export async function clearHistory(now = Date.now()): Promise<ClearResult> {
   const db = consoleDb();
   const old = await db.cleared.toArray();
   const result = await db.transaction('rw', [db.runs, db.items, db.cleared], async (): Promise<ClearResult> => {
     const all = await db.runs.toArray();
-    const goingOn = new Set(all.filter((r) => goesOnStatus(r.status)).map((r) => r.item));
+    const goingOn = new Set(all.filter(mayChange).map((r) => r.item));
     const runs = all.filter((r) => !goingOn.has(r.item));
     const items = (await db.items.toArray()).filter((i) => !goingOn.has(i.id));
     await db.cleared.clear();
