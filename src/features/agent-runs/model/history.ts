@@ -136,7 +136,7 @@ export interface Eviction {
   at: number;
   /** The limits it kept to. */
   limits: RetentionLimits;
-  /** What was let go, newest first, and why. */
+  /** What was let go since the notice was last dismissed (the latest eviction's first), and why. */
   items: { id: string; kind: HistoryItem['kind']; title: string; reason: 'count' | 'size' }[];
 }
 
@@ -171,7 +171,7 @@ async function deleteRuns(ids: readonly string[]): Promise<void> {
   await db.runs.bulkDelete(ids as string[]);
 }
 
-/** Lets go of what is past the limits, and says so (`evictionNotice`). */
+/** Lets go of what is past the limits, and says so (`evictionNotice`, which adds to what it said until dismissed). */
 export async function retain(): Promise<Eviction | undefined> {
   const db = consoleDb();
   return db.transaction('rw', [db.runs, db.items, db.details, db.events, db.meta], async () => {
@@ -185,7 +185,10 @@ export async function retain(): Promise<Eviction | undefined> {
     const ids = (await db.runs.where('item').anyOf(evicted.map((i) => i.id)).primaryKeys()) as string[];
     await deleteRuns(ids);
     await db.items.bulkDelete(evicted.map((i) => i.id));
-    const notice: Eviction = { at: Date.now(), limits, items: evicted };
+    // What an earlier eviction let go is said until the notice is dismissed, with what goes now.
+    const earlier = ((await db.meta.get(EVICTION_KEY))?.value as Eviction | undefined)?.items ?? [];
+    const gone = new Set(evicted.map((i) => i.id));
+    const notice: Eviction = { at: Date.now(), limits, items: [...evicted, ...earlier.filter((i) => !gone.has(i.id))] };
     await db.meta.put({ key: EVICTION_KEY, value: notice });
     return notice;
   });
