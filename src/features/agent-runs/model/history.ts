@@ -7,8 +7,8 @@
  *   then at each change of state; once its state is terminal it is final, never rewritten.
  * - Retention keeps the newest HISTORY_LIMIT items (a conversation is one item, its turns stay
  *   or go together) within HISTORY_BYTES_LIMIT. It never lets go of a pinned item, an item on
- *   screen in this tab (or shown lately in any), or a run still going on; what it lets go of is
- *   said (`evictionNotice`).
+ *   screen in this tab (or in any other: a tab notes what it shows again and again, well within
+ *   VIEWED_GRACE_MS), or a run still going on; what it lets go of is said (`evictionNotice`).
  * - Clear history keeps runs still going on and can be undone until the next Clear.
  */
 
@@ -45,15 +45,23 @@ export function setRetentionLimits(next?: Partial<RetentionLimits>): void {
 
 /** Items this tab shows: retention never lets them go. */
 const onScreen = new Map<string, number>();
+/** Items this tab shows are noted as shown again well within VIEWED_GRACE_MS, so other tabs' retention keeps them too. */
+const stillShown = new Map<string, ReturnType<typeof setInterval>>();
 
 /** Marks an item (a conversation, a run) as on screen until the returned function is called. */
 export function keepOnScreen(itemId: string): () => void {
   onScreen.set(itemId, (onScreen.get(itemId) ?? 0) + 1);
   void touchItem(itemId);
+  if (!stillShown.has(itemId)) stillShown.set(itemId, setInterval(() => void touchItem(itemId), VIEWED_GRACE_MS / 4));
+  let released = false;
   return () => {
+    if (released) return;
+    released = true;
     const n = (onScreen.get(itemId) ?? 1) - 1;
-    if (n > 0) onScreen.set(itemId, n);
-    else onScreen.delete(itemId);
+    if (n > 0) return void onScreen.set(itemId, n);
+    onScreen.delete(itemId);
+    clearInterval(stillShown.get(itemId));
+    stillShown.delete(itemId);
   };
 }
 
