@@ -13,6 +13,7 @@ import { consoleDb } from './console-db';
 import type { HistoryEntry } from './history-entry';
 import {
   clearHistory,
+  CUT_OFF_NOTE,
   evictable,
   evictionNotice,
   importRuns,
@@ -121,6 +122,13 @@ it('a conversation on screen in one tab for longer than the grace period is stil
   } finally {
     release();
   }
+});
+
+it('the cut-off sweep tells a run in flight that no tab holds (its page was closed) as interrupted, once', async () => {
+  await saveRun(entry('closed_page', Date.now() - 5_000, { status: 'streaming', transitions: [{ status: 'sending', at: Date.now() - 5_000 }, { status: 'streaming', at: Date.now() - 4_000 }] }));
+  expect(await sweepCutOff()).toBe(1);
+  expect((await listRuns())[0]).toMatchObject({ id: 'closed_page', status: 'interrupted', note: CUT_OFF_NOTE, durationMs: 1_000 });
+  expect(await sweepCutOff()).toBe(0);
 });
 
 it('the cut-off sweep never takes a durable run for cut off when its id arrives between the sweep’s read and its look at the locks', async () => {

@@ -92,20 +92,38 @@ function detailsSize(details: HistoryDetails): number {
   return n;
 }
 
-export type WriteResult = 'written' | 'final' | 'gone';
+/** 'moved-on': the entry changed since it was read, and the change asked for no longer applies. */
+export type WriteResult = 'written' | 'final' | 'gone' | 'moved-on';
 
 /**
  * Writes a run's entry (and its details, when given) through to the database. `create` says
  * the run is new here; otherwise an entry no longer there (cleared, let go) is not brought back.
  * An entry already terminal is final: nothing rewrites it.
  */
-export async function writeRun(entry: HistoryEntry, details?: HistoryDetails, options: { create?: boolean } = {}): Promise<WriteResult> {
+export function writeRun(entry: HistoryEntry, details?: HistoryDetails, options: { create?: boolean } = {}): Promise<WriteResult> {
+  return putRun(entry.id, () => entry, details, options);
+}
+
+/**
+ * Writes the entry `make` works out from the one stored now, in the same transaction (so from
+ * what is there, not from what was read before); `make` answering undefined writes nothing.
+ */
+async function putRun(
+  id: string,
+  make: (existing: StoredRun | undefined) => HistoryEntry | undefined,
+  details?: HistoryDetails,
+  options: { create?: boolean } = {},
+): Promise<WriteResult> {
   const db = consoleDb();
   const events = details?.events;
+  let terminal = false;
   const result = await db.transaction('rw', [db.runs, db.items, db.details, db.events], async (): Promise<WriteResult> => {
-    const existing = await db.runs.get(entry.id);
+    const existing = await db.runs.get(id);
     if (!existing && !options.create) return 'gone';
     if (existing && isTerminal(existing.status as RunStatus)) return 'final';
+    const entry = make(existing);
+    if (!entry) return 'moved-on';
+    terminal = isTerminal(entry.status as RunStatus);
     const item = itemOf(entry);
     // Details are written once; a later write of the entry alone keeps their size.
     const detailsBytes = details ? detailsSize(details) : (existing?.detailsBytes ?? 0);
@@ -131,7 +149,7 @@ export async function writeRun(entry: HistoryEntry, details?: HistoryDetails, op
     );
     return 'written';
   });
-  if (result === 'written' && (options.create || isTerminal(entry.status as RunStatus))) await retain();
+  if (result === 'written' && (options.create || terminal)) await retain();
   return result;
 }
 
@@ -409,28 +427,34 @@ export const CUT_OFF_NOTE = 'This browser’s side of the run ended when its pag
  * reloaded mid-request) are told as interrupted, once, rather than in flight for ever.
  * Answers how many.
  */
-export async function sweepCutOff(now = Date.now()): Promise<number> {
+export async function sweepCutOff(at = Date.now()): Promise<number> {
   const locks = typeof navigator !== 'undefined' ? navigator.locks : undefined;
   if (!locks) return 0;
-  // Rows first, then locks: a run started in between is not in these rows; one that ended in between is final and not rewritten.
+  // Rows first, then locks: a run started in between is not in these rows. A run whose request
+  // ended in between (its lock let go after its last write) is no longer in flight when its row
+  // is read again, in the write's own transaction: it is left as it is, ended or going on at the service.
   const rows = await consoleDb().runs.where('status').anyOf(IN_FLIGHT_STATUSES as RunStatus[]).toArray();
   if (!rows.length) return 0;
   const held = new Set(((await locks.query()).held ?? []).map((l) => l.name));
   let n = 0;
   for (const row of rows) {
     if (held.has(`${RUN_LOCK_PREFIX}${row.id}`)) continue;
-    const entry = entryOf(row);
-    const note = entry.request.mode === 'durable' ? `${CUT_OFF_NOTE} The service may have started it; its id never arrived.` : CUT_OFF_NOTE;
-    const last = entry.transitions?.at(-1)?.at ?? entry.startedAt;
-    const cut: HistoryEntry = {
-      ...entry,
-      status: 'interrupted',
-      transitions: [...(entry.transitions ?? []), { status: 'interrupted', at: now, note }],
-      durationMs: Math.max(0, last - entry.startedAt),
-      note,
-      problem: entry.problem ?? note,
-    };
-    if ((await writeRun(cut)) === 'written') n++;
+    const cut = (now: StoredRun | undefined) => (now && isInFlight(now.status as RunStatus) ? cutOff(entryOf(now), at) : undefined);
+    if ((await putRun(row.id, cut)) === 'written') n++;
   }
   return n;
+}
+
+/** A run in flight whose page was closed or reloaded, told as interrupted at `at`. */
+function cutOff(entry: HistoryEntry, at: number): HistoryEntry {
+  const note = entry.request.mode === 'durable' ? `${CUT_OFF_NOTE} The service may have started it; its id never arrived.` : CUT_OFF_NOTE;
+  const last = entry.transitions?.at(-1)?.at ?? entry.startedAt;
+  return {
+    ...entry,
+    status: 'interrupted',
+    transitions: [...(entry.transitions ?? []), { status: 'interrupted', at, note }],
+    durationMs: Math.max(0, last - entry.startedAt),
+    note,
+    problem: entry.problem ?? note,
+  };
 }
