@@ -16,7 +16,7 @@ import { queryOptions } from '@tanstack/react-query';
 import { Dexie } from 'dexie';
 import { consoleDb, itemsOf, titleOfRun, type HistoryItem, type StoredRun } from './console-db';
 import type { HistoryDetails, HistoryEntry } from './history-entry';
-import { FOLLOWED_STATUSES, IN_FLIGHT_STATUSES, isFollowed, isInFlight, isTerminal, type RunStatus } from './run-machine';
+import { FOLLOWED_STATUSES, IN_FLIGHT_STATUSES, isFollowed, isInFlight, isTerminal, type RunStatus, type Transition } from './run-machine';
 import type { TimelineEntry } from './stream-event';
 
 export type { HistoryDetails, HistoryEntry, HistoryTarget } from './history-entry';
@@ -121,8 +121,9 @@ async function putRun(
     const existing = await db.runs.get(id);
     if (!existing && !options.create) return 'gone';
     if (existing && isTerminal(existing.status as RunStatus)) return 'final';
-    const entry = make(existing);
-    if (!entry) return 'moved-on';
+    const made = make(existing);
+    if (!made) return 'moved-on';
+    const entry = existing ? withNotesKept(existing, made) : made;
     terminal = isTerminal(entry.status as RunStatus);
     const item = itemOf(entry);
     // Details are written once; a later write of the entry alone keeps their size.
@@ -151,6 +152,19 @@ async function putRun(
   });
   if (result === 'written' && (options.create || terminal)) await retain();
   return result;
+}
+
+/**
+ * A durable run followed in two tabs is written by both, each from what it has seen. What the
+ * user did in one (a decision, a cancellation asked for: the notes among its states) stays in
+ * history when the other, which never saw it, writes next.
+ */
+function withNotesKept(existing: StoredRun, entry: HistoryEntry): HistoryEntry {
+  const key = (t: Transition) => `${t.at} ${t.status} ${t.note ?? ''}`;
+  const has = new Set((entry.transitions ?? []).map(key));
+  const missing = (existing.transitions ?? []).filter((t) => t.note !== undefined && !has.has(key(t)));
+  if (!missing.length) return entry;
+  return { ...entry, transitions: [...(entry.transitions ?? []), ...missing].sort((a, b) => a.at - b.at) };
 }
 
 /** A run new to history with what it has (tests, and every run the store starts). */
