@@ -73,11 +73,18 @@ export function useHistory(): HistoryView {
 export function useThreadEntries(threadId: string): HistoryView {
   const store = useRunStore();
   useStoreVersion();
-  const live = useLive(async () => (await consoleDb().runs.where('request.thread.id').equals(threadId).sortBy('startedAt')).map(entryOf), [threadId]);
-  const stored = live.data ?? [];
-  // A turn the console holds shows as it is now; one just sent shows before its entry lands (a moment later).
+  const live = useLive(async () => {
+    const asOf = store.storedRuns;
+    return { asOf, entries: (await consoleDb().runs.where('request.thread.id').equals(threadId).sortBy('startedAt')).map(entryOf) };
+  }, [threadId, store]);
+  const stored = live.data?.entries ?? [];
+  const asOf = live.data?.asOf ?? 0;
+  // A turn the console holds shows as it is now; one just sent shows before its entry lands (a
+  // moment later). Once a read begun after its entry landed has not found it, it was cleared
+  // or let go: it is not shown from memory as if history still had it.
   const ids = new Set(stored.map((e) => e.id));
-  const sent = store.getSnapshot().runs.filter((r) => r.request.thread?.id === threadId && !ids.has(r.id));
+  const gone = (r: RunRecord) => (store.storedAt(r.id) ?? Infinity) <= asOf;
+  const sent = store.getSnapshot().runs.filter((r) => r.request.thread?.id === threadId && !ids.has(r.id) && !gone(r));
   const entries = [...stored.map((e) => liveEntry(e, store.forEntry(e.id))!), ...sent.map(historyEntryOf)].sort((a, b) => a.startedAt - b.startedAt);
   return { entries, unreadable: unreadableOf(store, entries), isSuccess: live.isSuccess, isError: live.isError, error: live.error };
 }
