@@ -55,7 +55,7 @@ export interface RunStoreOptions {
 export type RunConnection = Pick<ActiveConnection, 'baseUrl' | 'token' | 'problem' | 'profileId' | 'profileLabel' | 'mode' | 'target' | 'fingerprint'>;
 
 /** Reads that say the run will never be readable with this connection: following it stops. */
-const UNREADABLE = [401, 403, 404];
+export const UNREADABLE = [401, 403, 404];
 
 /** The Web Lock a tab holds while its request of a run is open: a run in flight that no tab holds was cut off by a close or reload. */
 export const RUN_LOCK_PREFIX = 'mac-run:';
