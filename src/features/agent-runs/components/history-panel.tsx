@@ -2,8 +2,8 @@ import { useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { download, exportFileName } from '../../../lib/download';
 import { formatBytes, formatCount } from '../../../lib/format';
-import { clearHistory, dismissEviction, exportRun, HISTORY_BYTES_LIMIT, HISTORY_LIMIT, importRuns, itemsText, setPinned, undoClear, type HistoryEntry } from '../model/history';
-import { isTerminal, statusText, statusTone, type RunStatus } from '../model/run-machine';
+import { clearHistory, dismissEviction, exportRun, HISTORY_BYTES_LIMIT, HISTORY_LIMIT, importRuns, itemsText, mayChange, setPinned, undoClear, type HistoryEntry } from '../model/history';
+import { statusText, statusTone } from '../model/run-machine';
 import type { RunConnection } from '../model/run-store';
 import { lastAt, matches, threadPath, threadsOf, titleOf, type Thread } from '../model/thread';
 import { entriesOfFile, parseThreadFile, sizeProblem, threadFileOf } from '../model/thread-file';
@@ -188,7 +188,8 @@ export function HistoryPanel({ connection, onLoad, onImported }: {
     ...threads.filter((t) => matches(t, query)).map((thread) => ({ kind: 'thread' as const, thread, at: lastAt(thread) })),
     ...entries.filter((e) => !e.request.thread && runMatches(e, query)).map((entry) => ({ kind: 'run' as const, entry, at: entry.startedAt })),
   ].sort((a, b) => b.at - a.at);
-  const goingOn = entries.filter((e) => !isTerminal(e.status as RunStatus)).length;
+  // What Clear history leaves: runs that may still change (an imported record, or an older version's entry, never does).
+  const goingOn = entries.filter(mayChange).length;
   const conversations = threads.length;
   const lone = entries.filter((e) => !e.request.thread).length;
 
