@@ -195,6 +195,8 @@ describe('the consent page', () => {
     const csp = res.headers.get('content-security-policy')!;
     expect(csp).toBe("default-src 'none'; style-src 'self'; form-action 'self' http://localhost; frame-ancestors 'none'; base-uri 'none'");
     expect(res.headers.get('cache-control')).toBe('no-store');
+    // Its own form's POST carries its origin; nothing of its address goes anywhere else.
+    expect(res.headers.get('referrer-policy')).toBe('same-origin');
     const html = await res.text();
     expect(html).toContain('<h1>Allow access to Google Calendar?</h1>');
     expect(html).toContain('<dd>My laptop</dd>');
@@ -261,6 +263,8 @@ describe('the consent page', () => {
     ['from another site', { 'sec-fetch-site': 'cross-site' }],
     ['from a sibling site', { 'sec-fetch-site': 'same-site' }],
     ['with another Origin', { origin: 'https://evil.example' }],
+    ['from an opaque origin (a sandboxed frame, a data: page)', { origin: 'null' }],
+    ['from an opaque origin of another site', { origin: 'null', 'sec-fetch-site': 'cross-site' }],
   ])('refuses a decision posted %s with 403, and the link still works', async (_, headers) => {
     const s = service();
     const token = mint(s);
@@ -268,6 +272,12 @@ describe('the consent page', () => {
     expect((await decide(s, state, 'allow', headers)).status).toBe(403);
     expect(((await status(s, token, 'srv_gcal_01')).json as { authStatus: string }).authStatus).toBe('AWAITING_AUTH');
     expect((await decide(s, state, 'allow')).status).toBe(303);
+  });
+
+  it('takes a decision posted with Origin: null when the browser says it came from the page itself', async () => {
+    const s = service();
+    const state = stateOf(await authorize(s, mint(s), 'srv_gcal_01'));
+    expect((await decide(s, state, 'allow', { origin: 'null', 'sec-fetch-site': 'same-origin' })).status).toBe(303);
   });
 
   it('refuses a decision that is neither allow nor deny, or not sent as a form', async () => {

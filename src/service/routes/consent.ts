@@ -44,7 +44,9 @@ function pageHeaders(returnOrigin?: string): Record<string, string> {
     'content-type': 'text/html; charset=utf-8',
     'cache-control': 'no-store',
     'content-security-policy': `default-src 'none'; style-src 'self'; form-action 'self'${returnOrigin ? ` ${returnOrigin}` : ''}; frame-ancestors 'none'; base-uri 'none'`,
-    'referrer-policy': 'no-referrer',
+    // Its own form's POST says where it comes from (a no-referrer page posts with `Origin: null`);
+    // nothing goes to another origin, the state in this page's address included.
+    'referrer-policy': 'same-origin',
     'x-frame-options': 'DENY',
   };
 }
@@ -102,6 +104,8 @@ function crossSiteProblem(c: Context<Env>): string | undefined {
   const site = c.req.header('sec-fetch-site');
   if (site !== undefined && site !== 'same-origin' && site !== 'none') return 'A decision can be sent only from the consent page itself.';
   const origin = c.req.header('origin');
+  // `null` is what a page that sends no referrer posts with; only the browser's word that the post is same-origin vouches for it then.
+  if (origin === 'null' && site === 'same-origin') return undefined;
   if (origin !== undefined && origin.toLowerCase() !== ownOrigin(c).toLowerCase()) return `A decision cannot be sent from ${origin}.`;
   return undefined;
 }
