@@ -68,7 +68,7 @@ it('reads each server’s status for this token; Authorize asks for a link back 
 
   const row = await screen.findByRole('listitem', { name: 'Google Calendar' });
   expect(await within(row).findByText('Awaiting your authorization')).toBeTruthy();
-  expect(row.textContent).toContain('needs your consent (OAuth)');
+  expect(row.textContent).toContain('OAuth: each user consents');
   expect(screen.getByText('0 of 1 authorized: run again now and the instance refuses it again.')).toBeTruthy();
 
   await user.click(within(row).getByRole('button', { name: 'Authorize Google Calendar' }));

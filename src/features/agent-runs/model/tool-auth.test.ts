@@ -20,7 +20,7 @@ describe('approvalOutlook: what the tools say before a run', () => {
     expect(actionAuthText('NONE')).toBe('none');
     expect(actionAuthText(undefined)).toBe('not stated');
     expect(actionAuthText('SAML_X')).toBe('SAML_X');
-    expect(serverAuthText('AUTH_USER_OAUTH')).toBe('needs your consent (OAuth)');
+    expect(serverAuthText('AUTH_USER_OAUTH')).toBe('OAuth: each user consents');
     expect(serverAuthText('AUTH_SSO')).toBe('authorization type AUTH_SSO');
     expect(serverAuthText(undefined)).toBe('authorization type not stated');
   });

@@ -57,9 +57,9 @@ export function actionAuthText(authType: string | undefined): string {
 export function serverAuthText(authType: unknown): string {
   switch (authType) {
     case 'AUTH_USER_OAUTH':
-      return 'needs your consent (OAuth)';
+      return 'OAuth: each user consents';
     case 'AUTH_ADMIN':
-      return 'uses an administrator’s credential: you do not authorize it yourself';
+      return 'an administrator’s credential: users do not authorize it';
     case 'AUTH_NONE':
       return 'needs no authorization';
     default:
