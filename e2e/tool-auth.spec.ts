@@ -108,7 +108,7 @@ test('422 → Authorize → consent → back to the same run, input intact → R
   expect(violations).toEqual([]);
 });
 
-test('the tool-server API refuses an unknown server id (404) and a returnUrl on another origin (400); a stale consent link says so', async ({ request, page, baseURL }) => {
+test('the tool-server API refuses an unknown server id (404) and a returnUrl on another origin (400); a stale consent link says so; another site cannot post the decision (403)', async ({ request, page, baseURL }) => {
   const auth = { Authorization: `Bearer ${await mint(request)}` };
   const unknown = await request.get('/rest/api/v1/tool-servers/srv_nope/auth', { headers: auth });
   expect(unknown.status()).toBe(404);
@@ -126,6 +126,26 @@ test('the tool-server API refuses an unknown server id (404) and a returnUrl on 
   await expect(page).toHaveURL(`${baseURL}/runs/calendar-helper`);
   await page.goto(authorizationUrl);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('This consent link no longer works');
+
+  // A page of another site that posts Allow by itself, even with a live state (the worst case: the
+  // state somehow known), is refused: the browser says the post is cross-site. The user's own click still works.
+  const live = await request.post('/rest/api/v1/tool-servers/srv_gcal_01/auth', { headers: auth, data: { returnUrl: `${baseURL}/runs/calendar-helper` } });
+  const link = new URL(((await live.json()) as { authorizationUrl: string }).authorizationUrl);
+  await page.route('http://attacker.test/', (route) =>
+    route.fulfill({
+      contentType: 'text/html',
+      body: `<!doctype html><form method="post" action="${link.origin}${link.pathname}"><input type="hidden" name="state" value="${link.searchParams.get('state')}"><input type="hidden" name="decision" value="allow"></form><script>document.forms[0].submit()</script>`,
+    }),
+  );
+  const forged = page.waitForResponse((r) => r.request().method() === 'POST' && r.url() === `${link.origin}${link.pathname}`);
+  await page.goto('http://attacker.test/');
+  expect((await forged).status()).toBe(403);
+  await expect(page.getByText('A decision can be sent only from the consent page itself.')).toBeVisible();
+  const still = await request.get('/rest/api/v1/tool-servers/srv_gcal_01/auth', { headers: auth });
+  expect(((await still.json()) as { authStatus: string }).authStatus).toBe('AWAITING_AUTH');
+  await page.goto(link.href);
+  await page.getByRole('button', { name: 'Allow' }).click();
+  await expect(page).toHaveURL(`${baseURL}/runs/calendar-helper`);
 });
 
 test.describe('through a console server started with --upstream', () => {
