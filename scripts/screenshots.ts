@@ -282,7 +282,8 @@ const SHOTS: Shot[] = [
         await p.getByRole('button', { name: 'Allow' }).click();
         await p.getByRole('listitem', { name: server }).getByText('Authorized', { exact: true }).waitFor();
       }
-      await p.getByRole('region', { name: 'Tool servers to authorize' }).evaluate((el) => el.scrollIntoView({ block: 'end' }));
+      // Centred: on a phone the Run bar sits at the bottom of the screen, over whatever ends there.
+      await p.getByRole('button', { name: 'Run again', exact: true }).evaluate((el) => el.scrollIntoView({ block: 'center' }));
     },
   },
   {
