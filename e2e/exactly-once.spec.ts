@@ -96,9 +96,14 @@ test('shows a 422 with the tools to authorize from one POST that is not retried;
   await runs.startRun();
   await expect(runs.status).toHaveText('Refused');
   const tools = runs.refusal(/^422 /);
-  await expect(tools).toContainText('The agent uses tools you have not authorized yet.');
-  await expect(tools.getByRole('listitem')).toHaveText(['Google Calendar (server srv_gcal_01)', 'Outlook Mail (server srv_outlook_02)']);
+  await expect(tools).toContainText('The agent uses tools you have not authorized yet. Authorize each tool server below, then run again.');
   await expect(tools).toContainText('Code tools_unauthorized');
+  // Each server with its status for this token (read with GETs, never another run POST).
+  await expect(runs.toolServers().getByRole('listitem')).toHaveCount(2);
+  for (const [name, id] of [['Google Calendar', 'srv_gcal_01'], ['Outlook Mail', 'srv_outlook_02']]) {
+    await expect(runs.toolServer(name!)).toContainText(id!);
+    await expect(runs.toolServer(name!)).toContainText('Awaiting your authorization');
+  }
   await expect(runs.message()).toHaveValue('Book a meeting');
   await shell.expectNoAxeViolations();
   await page.waitForTimeout(RETRY_WINDOW_MS); // long enough for a would-be retry to happen

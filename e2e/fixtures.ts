@@ -3,6 +3,7 @@ import { test as base, expect, type Page } from '@playwright/test';
 import { ConnectionPage } from './pages/connection';
 import { SchemasPage } from './pages/schemas';
 import { RunsPage } from './pages/runs';
+import { ConsentPage } from './pages/consent';
 
 /** The app shell: navigation shared by every page. */
 export class Shell {
@@ -37,7 +38,7 @@ export class Shell {
   }
 }
 
-export const test = base.extend<{ shell: Shell; connection: ConnectionPage; schemas: SchemasPage; runs: RunsPage }>({
+export const test = base.extend<{ shell: Shell; connection: ConnectionPage; schemas: SchemasPage; runs: RunsPage; consent: ConsentPage }>({
   shell: async ({ page }, use) => {
     await use(new Shell(page));
   },
@@ -49,6 +50,9 @@ export const test = base.extend<{ shell: Shell; connection: ConnectionPage; sche
   },
   runs: async ({ page }, use) => {
     await use(new RunsPage(page));
+  },
+  consent: async ({ page }, use) => {
+    await use(new ConsentPage(page));
   },
 });
 

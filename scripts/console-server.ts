@@ -1,7 +1,8 @@
 /**
  * Starts the console with its reference service as `npm start` does (building dist first
  * when sources changed), on a free port of 127.0.0.1 and a throw-away database, for the
- * benchmarks and the screenshot script.
+ * benchmarks, the screenshot script and end-to-end tests that need a server of their own;
+ * and the reference service alone, as `npm run service` does.
  */
 import { spawn } from 'node:child_process';
 import net from 'node:net';
@@ -16,7 +17,7 @@ export interface ConsoleServer {
   stop(): void;
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((ok, fail) => {
     const s = net.createServer();
     s.once('error', fail);
@@ -27,11 +28,19 @@ function freePort(): Promise<number> {
   });
 }
 
-export async function startConsoleServer(extraArgs: string[] = [], onBuild?: () => void): Promise<ConsoleServer> {
-  const port = await freePort();
+export async function startConsoleServer(extraArgs: string[] = [], onBuild?: () => void, port?: number): Promise<ConsoleServer> {
+  return startCli(['start', '--memory', '--port', String(port ?? (await freePort())), '--host', HOST, ...extraArgs], /Console and reference service: (http:\/\/\S+)/, 'console server', onBuild);
+}
+
+/** The reference service alone (`npm run service -- --memory`), on a free port unless given one. */
+export async function startReferenceService(extraArgs: string[] = [], port?: number): Promise<ConsoleServer> {
+  return startCli(['service', '--memory', '--port', String(port ?? (await freePort())), '--host', HOST, ...extraArgs], /Reference service on (http:\/\/\S+)/, 'reference service');
+}
+
+async function startCli(args: string[], ready: RegExp, what: string, onBuild?: () => void): Promise<ConsoleServer> {
   const child = spawn(
     process.execPath,
-    [resolve(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'src/service/cli.ts', 'start', '--memory', '--port', String(port), '--host', HOST, ...extraArgs],
+    [resolve(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'src/service/cli.ts', ...args],
     // Its own process group: tsx runs the CLI in a child of its own, and both must stop.
     { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
   );
@@ -46,14 +55,14 @@ export async function startConsoleServer(extraArgs: string[] = [], onBuild?: () 
   let output = '';
   let building = false;
   const origin = await new Promise<string>((ok, fail) => {
-    const timer = setTimeout(() => fail(new Error(`The console server did not start within ${START_TIMEOUT_MS / 1000} s:\n${output}`)), START_TIMEOUT_MS);
+    const timer = setTimeout(() => fail(new Error(`The ${what} did not start within ${START_TIMEOUT_MS / 1000} s:\n${output}`)), START_TIMEOUT_MS);
     const onData = (b: Buffer) => {
       output += b.toString();
       if (!building && output.includes('Building the console')) {
         building = true;
         onBuild?.();
       }
-      const m = /Console and reference service: (http:\/\/\S+)/.exec(output);
+      const m = ready.exec(output);
       if (m) {
         clearTimeout(timer);
         ok(m[1]!);
@@ -63,7 +72,7 @@ export async function startConsoleServer(extraArgs: string[] = [], onBuild?: () 
     child.stderr!.on('data', onData);
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
-      fail(new Error(`The console server exited (${code ?? signal}) before it listened:\n${output}`));
+      fail(new Error(`The ${what} exited (${code ?? signal}) before it listened:\n${output}`));
     });
   }).catch((e: unknown) => {
     stop();

@@ -23,6 +23,8 @@ const only = process.argv.slice(2);
 interface Shot {
   name: string;
   token?: string;
+  /** A token of its own (agents.run), minted for each picture: a tool server it authorizes stays unauthorized for the others. */
+  mint?: boolean;
   path: string;
   /** Brings the page into the state to show; the page is loaded at `path` first. */
   act?(page: Page): Promise<void>;
@@ -158,6 +160,9 @@ const SHOTS: Shot[] = [
     path: '/runs/expense-filer',
     // A stream refused with the reference service's own 409, the lens's verdict expanded.
     act: async (p) => {
+      // Its tools ask for approval, so it starts in Durable mode: Stream is chosen here on purpose.
+      await p.getByRole('note', { name: 'Approval' }).waitFor();
+      await p.getByRole('radio', { name: /^Stream/ }).check();
       await p.getByLabel('Message 1 text').fill('File my expenses');
       await p.getByRole('button', { name: 'Run and stream' }).click();
       const badge = p.getByRole('button', { name: /reference-service code/ });
@@ -236,6 +241,52 @@ const SHOTS: Shot[] = [
     },
   },
   {
+    name: 'agent-tools',
+    token: AGENTS,
+    path: '/runs/trip-planner',
+    // Its tools, and the approval it may ask for said before any run (it starts in Durable mode).
+    act: async (p) => {
+      await p.getByRole('note', { name: 'Approval' }).waitFor();
+      await p.getByRole('region', { name: 'Tools' }).evaluate((el) => el.scrollIntoView({ block: 'start' }));
+    },
+  },
+  {
+    name: 'tools-unauthorized',
+    mint: true,
+    path: '/runs/calendar-helper',
+    act: async (p) => {
+      await refuseForTools(p);
+      await p.getByRole('region', { name: 'Tool servers to authorize' }).evaluate((el) => el.scrollIntoView({ block: 'start' }));
+    },
+  },
+  {
+    name: 'tool-consent',
+    mint: true,
+    path: '/runs/calendar-helper',
+    // The reference service's own consent page, where Authorize sends the browser.
+    act: async (p) => {
+      await refuseForTools(p);
+      await p.getByRole('button', { name: 'Authorize Google Calendar' }).click();
+      await p.getByRole('button', { name: 'Allow' }).waitFor();
+    },
+  },
+  {
+    name: 'tools-authorized',
+    mint: true,
+    path: '/runs/calendar-helper',
+    // Back from both consent pages: every server authorized, Run again offered.
+    act: async (p) => {
+      await refuseForTools(p);
+      for (const server of ['Google Calendar', 'Outlook Mail']) {
+        await p.getByRole('button', { name: `Authorize ${server}` }).click();
+        await p.getByRole('button', { name: 'Allow' }).click();
+        await p.getByRole('listitem', { name: server }).getByText('Authorized', { exact: true }).waitFor();
+      }
+      // Centred: on a phone the Run bar sits at the bottom of the screen, over whatever ends there.
+      await p.getByRole('button', { name: 'Run again', exact: true }).evaluate((el) => el.scrollIntoView({ block: 'center' }));
+    },
+  },
+  {
     // History: a conversation pinned, Clear history asking first.
     name: 'history-clear',
     token: AGENTS,
@@ -267,6 +318,19 @@ const SHOTS: Shot[] = [
   },
 ];
 
+/** A Calendar Helper run refused for its two unauthorized tool servers, their statuses read. */
+async function refuseForTools(p: Page): Promise<void> {
+  await p.getByLabel('Message 1 text').fill('When am I free this week?');
+  await p.getByRole('button', { name: 'Run and stream' }).click();
+  await p.getByRole('listitem', { name: 'Outlook Mail' }).getByText('Awaiting your authorization').waitFor();
+}
+
+async function mintAgentsToken(origin: string): Promise<string> {
+  const res = await fetch(`${origin}/sandbox/tokens`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ scopes: ['agents.run'], label: 'Screenshots' }) });
+  if (res.status !== 201) throw new Error(`minting a token: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { token: string }).token;
+}
+
 async function main(): Promise<void> {
   const missing = chromiumMissingMessage();
   if (missing) throw new Error(missing);
@@ -283,7 +347,8 @@ async function main(): Promise<void> {
       for (const scheme of SCHEMES) {
         for (const shot of SHOTS.filter((s) => only.length === 0 || only.includes(s.name))) {
           const context = await browser.newContext({ baseURL: server.origin, viewport: { width: vp.width, height: vp.height }, colorScheme: scheme });
-          if (shot.token) await context.addInitScript(`sessionStorage.setItem('mac.token.reference', ${JSON.stringify(JSON.stringify(shot.token))})`);
+          const token = shot.mint ? await mintAgentsToken(server.origin) : shot.token;
+          if (token) await context.addInitScript(`sessionStorage.setItem('mac.token.reference', ${JSON.stringify(JSON.stringify(token))})`);
           const page = await context.newPage();
           await page.goto(`${server.origin}${shot.path}`);
           await page.locator('main').waitFor();

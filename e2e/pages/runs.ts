@@ -240,6 +240,39 @@ export class RunsPage {
     return this.main.getByRole('alert').filter({ has: this.page.getByRole('heading', { name: heading, level: 3 }) });
   }
 
+  // --- an agent's tools, and a refusal for unauthorized ones
+
+  /** The agent's tools and what they say about approval, on the request side. */
+  tools(): Locator {
+    return this.main.getByRole('region', { name: 'Tools' });
+  }
+
+  approvalNote(): Locator {
+    return this.tools().getByRole('note', { name: 'Approval' });
+  }
+
+  /** The tool servers a refusal names, each with its status and Authorize (the newest turn's, in a conversation). */
+  toolServers(): Locator {
+    return this.output.getByRole('region', { name: 'Tool servers to authorize' }).last();
+  }
+
+  toolServer(name: string): Locator {
+    return this.toolServers().getByRole('listitem', { name });
+  }
+
+  authorize(name: string): Locator {
+    return this.toolServer(name).getByRole('button', { name: `Authorize ${name}` });
+  }
+
+  runAgain(): Locator {
+    return this.toolServers().getByRole('button', { name: 'Run again' });
+  }
+
+  /** What the page says on coming back from a consent page. */
+  consentReturn(): Locator {
+    return this.main.getByRole('status').filter({ hasText: /^Back from the consent page/ });
+  }
+
   resultTab(name: 'Transcript' | 'Raw JSON' | 'Response'): Locator {
     return this.resultTabs.getByRole('tab', { name });
   }

@@ -54,6 +54,9 @@ it('a refused turn is as large as its refusal’s body, in its head and its stat
   freshBrowser(DEMO.agents);
   const user = userEvent.setup();
   renderConsole('/runs/expense-filer');
+  // Stream chosen for an agent whose tools ask for approval (once the page has said so and started it in Durable): refused with 409.
+  await screen.findByRole('note', { name: 'Approval' });
+  await user.click(screen.getByRole('radio', { name: /Stream/ }));
   await ask(user, 'File my receipts');
   await user.click(screen.getByRole('button', { name: 'Run and stream' }));
   await waitFor(() => expect(turnHead()).toMatch(/Refused/));

@@ -156,6 +156,9 @@ it('a stream refused because the agent needs a durable run offers Run as durable
   const user = userEvent.setup();
   renderConsole('/runs/expense-filer');
   await say(user, 'File my travel receipts');
+  // Its tools ask for approval, so the page starts it in Durable mode: a user who chooses Stream anyway is refused, and offered durable.
+  await screen.findByRole('note', { name: 'Approval' });
+  await user.click(screen.getByRole('radio', { name: /Stream/ }));
   await startRun(user, await screen.findByRole('button', { name: 'Run and stream' }));
   await waitFor(() => expect(headStatus().textContent).toBe('Refused'));
   await user.click(within(runRegion()).getByRole('button', { name: 'Run as durable' }));
@@ -185,16 +188,18 @@ it('a stream refused because the agent needs a durable run offers Run as durable
 it('API and mode are remembered per agent: Durable chosen for one agent does not carry over to the next', async () => {
   freshBrowser(DEMO.agents);
   const user = userEvent.setup();
-  renderConsole('/runs/expense-filer');
+  // An agent that starts in Stream mode (its tools ask for no approval), so Durable is a choice made here.
+  renderConsole('/runs/long-runner');
+  await screen.findByRole('note', { name: 'Approval' });
   await user.click(await screen.findByRole('radio', { name: /Durable/ }));
   await user.type(screen.getByRole('combobox', { name: 'Agent' }), 'Echo');
   await user.click(await screen.findByRole('option', { name: /Echo Assistant/ }));
   await screen.findByRole('heading', { name: /Echo Assistant/ });
   expect(screen.getByRole<HTMLInputElement>('radio', { name: /Stream/ }).checked).toBe(true);
   expect(screen.getByRole('button', { name: 'Run and stream' })).toBeTruthy();
-  await user.type(screen.getByRole('combobox', { name: 'Agent' }), 'Expense');
-  await user.click(await screen.findByRole('option', { name: /Expense Filer/ }));
-  await screen.findByRole('heading', { name: /Expense Filer/ });
+  await user.type(screen.getByRole('combobox', { name: 'Agent' }), 'Long');
+  await user.click(await screen.findByRole('option', { name: /Long Runner/ }));
+  await screen.findByRole('heading', { name: /Long Runner/ });
   expect(screen.getByRole<HTMLInputElement>('radio', { name: /Durable/ }).checked).toBe(true);
 });
 

@@ -1,5 +1,7 @@
 /** Wire types of the Agents APIs (docs/api.md, both agent APIs). */
 
+import type { ActionSummary } from './tool-servers.ts';
+
 export type MessageRole = 'USER' | 'GLEAN_AI';
 
 export interface TextBlock {
@@ -33,6 +35,8 @@ export interface AgentSchemas {
   name?: string;
   input_schema: JsonSchema;
   output_schema: JsonSchema;
+  /** Only when asked for with `include_tools=true` (platform API). */
+  tools?: ActionSummary[];
 }
 
 export interface AgentRunCreate {

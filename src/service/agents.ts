@@ -2,6 +2,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Agent, JsonSchema, Message } from '../contract/agents.ts';
+import type { ActionSummary, ToolServerAuthType } from '../contract/tool-servers.ts';
 import { completeInputSchema, hasInputForm, inputProblemsOf, type InputProblem } from '../contract/agent-input.ts';
 import { DURABLE_SCRIPT_SCHEMA, type DurableScript } from './durable/script.ts';
 import { pointerToken, ProblemList } from './problem-list.ts';
@@ -24,7 +25,7 @@ export interface AgentBehaviour {
   /** Break the connection after this many message events, with no terminal event. */
   dropAfter?: number;
   failure?: AgentFailure;
-  /** Answer every run with 422 naming these tools. */
+  /** Tool servers the token must have authorized: until it has, a run is answered 422 naming those it has not. */
   unauthorizedTools?: { toolName?: string; serverId: string }[];
   /** High volume: `count` events (taken from the input field named) of `text`, `{{n}}` numbered. */
   repeat?: { countField: string; text: string };
@@ -35,15 +36,78 @@ export interface AgentBehaviour {
 export interface AgentDefinition extends Agent {
   input_schema: JsonSchema;
   output_schema?: JsonSchema;
+  /** What `include_tools=true` lists for the agent. */
+  tools?: ActionSummary[];
   behaviour: AgentBehaviour;
 }
 
+/** One tool a tool server offers, as the agents file writes it. */
+export interface ToolServerToolDefinition {
+  name: string;
+  display_name?: string;
+  description?: string;
+  input_schema?: JsonSchema;
+  annotations?: Record<string, unknown>;
+}
+
+/** A tool server a token authorizes (the sandbox plays its OAuth provider). */
+export interface ToolServerDefinition {
+  server_id: string;
+  display_name: string;
+  description?: string;
+  auth_type: ToolServerAuthType;
+  tools: ToolServerToolDefinition[];
+}
+
 export const DEFAULT_AGENTS_FILE = fileURLToPath(new URL('./agents.json', import.meta.url));
+
+const ACTION_SUMMARY_SCHEMA = {
+  type: 'object',
+  required: ['tool_id', 'display_name'],
+  additionalProperties: false,
+  properties: {
+    tool_id: { type: 'string', minLength: 1 },
+    display_name: { type: 'string', minLength: 1 },
+    type: { type: 'string' },
+    auth_type: { type: 'string' },
+    write_action_type: { type: 'string' },
+    is_setup_finished: { type: 'boolean' },
+    data_source: { type: 'string' },
+  },
+} as const;
+
+const TOOL_SERVER_SCHEMA = {
+  type: 'object',
+  required: ['server_id', 'display_name', 'auth_type', 'tools'],
+  additionalProperties: false,
+  properties: {
+    server_id: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,64}$' },
+    display_name: { type: 'string', minLength: 1 },
+    description: { type: 'string' },
+    auth_type: { enum: ['AUTH_USER_OAUTH', 'AUTH_ADMIN', 'AUTH_NONE'] },
+    tools: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['name'],
+        additionalProperties: false,
+        properties: {
+          name: { type: 'string', minLength: 1 },
+          display_name: { type: 'string' },
+          description: { type: 'string' },
+          input_schema: { type: 'object' },
+          annotations: { type: 'object' },
+        },
+      },
+    },
+  },
+} as const;
 
 const DEFINITION_SCHEMA = {
   type: 'object',
   required: ['agents'],
   properties: {
+    tool_servers: { type: 'array', items: TOOL_SERVER_SCHEMA },
     agents: {
       type: 'array',
       items: {
@@ -56,6 +120,7 @@ const DEFINITION_SCHEMA = {
           capabilities: { type: 'object' },
           input_schema: { type: 'object' },
           output_schema: { type: 'object' },
+          tools: { type: 'array', items: ACTION_SUMMARY_SCHEMA },
           behaviour: {
             type: 'object',
             additionalProperties: false,
@@ -78,7 +143,11 @@ const DEFINITION_SCHEMA = {
               },
               unauthorizedTools: {
                 type: 'array',
-                items: { type: 'object', required: ['serverId'], properties: { toolName: { type: 'string' }, serverId: { type: 'string' } } },
+                items: {
+                  type: 'object',
+                  required: ['serverId'],
+                  properties: { toolName: { type: 'string' }, serverId: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,64}$' } },
+                },
               },
               repeat: {
                 type: 'object',
@@ -179,6 +248,8 @@ export function checkMessages(messages: unknown, problems: ProblemList<RunInputP
 /** The scripted agents, loaded from one JSON file a user can extend. */
 export class AgentCatalog {
   readonly agents: readonly AgentDefinition[];
+  /** Every tool server by id: the file's, and any an agent names without the file describing it. */
+  readonly toolServers: ReadonlyMap<string, ToolServerDefinition>;
   private readonly byId = new Map<string, AgentDefinition>();
   private readonly ajv = new Ajv({ allErrors: true, strict: false });
   private readonly firstErrorAjv = new Ajv({ allErrors: false, strict: false });
@@ -199,7 +270,21 @@ export class AgentCatalog {
       const why = (check.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''}`).join('; ');
       throw new Error(`The agents file ${file} is not valid: ${why}`);
     }
-    this.agents = (parsed as { agents: AgentDefinition[] }).agents;
+    const definitions = parsed as { agents: AgentDefinition[]; tool_servers?: ToolServerDefinition[] };
+    this.agents = definitions.agents;
+    const servers = new Map<string, ToolServerDefinition>();
+    for (const s of definitions.tool_servers ?? []) {
+      if (servers.has(s.server_id)) throw new Error(`The agents file ${file} lists tool server ${s.server_id} twice.`);
+      servers.set(s.server_id, s);
+    }
+    for (const a of this.agents) {
+      // An agents file written before tool servers had a section names its servers only here:
+      // each is a server that asks every user's OAuth consent, named as the agent names it.
+      for (const t of a.behaviour.unauthorizedTools ?? []) {
+        if (!servers.has(t.serverId)) servers.set(t.serverId, { server_id: t.serverId, display_name: t.toolName ?? t.serverId, auth_type: 'AUTH_USER_OAUTH', tools: [] });
+      }
+    }
+    this.toolServers = servers;
     for (const a of this.agents) {
       if (this.byId.has(a.agent_id)) throw new Error(`The agents file ${file} lists agent ${a.agent_id} twice.`);
       this.byId.set(a.agent_id, a);

@@ -6,6 +6,8 @@ import { legacyError, metadataError, newRequestId, problem, type Env } from './h
 import { customMetadataRoutes } from './routes/custom-metadata.ts';
 import { LEGACY_BASE, legacyAgentRoutes, PLATFORM_BASE, platformAgentRoutes } from './routes/agents.ts';
 import { sandboxRoutes } from './routes/sandbox.ts';
+import { consentRoutes } from './routes/consent.ts';
+import { ToolAuthorizations } from './tool-auth.ts';
 import { RunSlots, type RunObserver } from './runs.ts';
 import { isAllowedHost, unsafePathProblem } from './request-guard.ts';
 import { loggedMessages, RUN_POST_PATH, RunLog } from './run-log.ts';
@@ -41,6 +43,12 @@ export interface ServiceOptions extends StoreOptions {
   durableMaxOutputBytes?: number;
   /** Time for durable runs; tests drive it (not a command-line option). */
   clock?: Clock;
+  /**
+   * Origins besides the service's own that a tool-server authorization may return to
+   * (`--allowed-return-origin`): a console on another origin, e.g. one that reaches this
+   * service through its `--upstream` proxy.
+   */
+  allowedReturnOrigins?: string[];
 }
 
 export interface Service {
@@ -109,7 +117,10 @@ export function createDurableRuns(store: Store, options: ServiceOptions = {}): D
 export function createApp(store: Store, catalog: AgentCatalog, options: ServiceOptions = {}, durable = createDurableRuns(store, options)): Hono<Env> {
   const app = new Hono<Env>();
   const runLog = new RunLog();
+  const toolAuth = new ToolAuthorizations(store.database);
   const runOptions = {
+    toolAuth,
+    allowedReturnOrigins: options.allowedReturnOrigins ?? [],
     rateLimitPerMinute: options.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE,
     keepAliveMs: options.keepAliveMs ?? 15_000,
     runSlots: new RunSlots(options.maxRunsPerToken ?? DEFAULT_MAX_RUNS_PER_TOKEN),
@@ -156,6 +167,9 @@ export function createApp(store: Store, catalog: AgentCatalog, options: ServiceO
   app.route('/rest/api/index', customMetadataRoutes(store, runOptions));
   app.route(LEGACY_BASE, legacyAgentRoutes(store, catalog, runOptions));
   app.route(PLATFORM_BASE, platformAgentRoutes(store, catalog, runOptions));
+  // Before the sandbox's routes, whose same-origin rule it must not have: a console of any
+  // allowed origin sends the browser here. Its handlers answer, so that rule is never reached.
+  app.route('/sandbox/oauth', consentRoutes(store, catalog, toolAuth));
   app.route(
     '/sandbox',
     sandboxRoutes(

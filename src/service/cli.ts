@@ -11,20 +11,23 @@ import { tokenCommand } from './token-command.ts';
 
 const USAGE = `Usage:
   npm start -- [--port N] [--host H] [--allowed-host NAME ...] [--data DIR | --memory] [--cors-origin ORIGIN ...]
-               [--upstream ORIGIN ...] [--upstream-timeout-ms N] [--rate-limit N] [--max-runs N] [--max-durable-runs N]
-               [--durable-timeout-ms N] [--durable-grace-ms N] [--durable-retention DURATION]
+               [--allowed-return-origin ORIGIN ...] [--upstream ORIGIN ...] [--upstream-timeout-ms N] [--rate-limit N]
+               [--max-runs N] [--max-durable-runs N] [--durable-timeout-ms N] [--durable-grace-ms N] [--durable-retention DURATION]
       Builds the console if needed and serves it with the reference service on one origin;
       --upstream lets the console's server forward API requests to that instance;
       --upstream-timeout-ms: how long an upstream may send nothing, before its answer (then 502) or
       within it (then the connection is broken) (default 300000).
-  npm run service -- [--port N] [--host H] [--allowed-host NAME ...] [--data DIR | --memory] [--cors-origin ORIGIN ...] [--rate-limit N] [--max-runs N]
-                     [--max-durable-runs N] [--agents FILE] [--durable-timeout-ms N] [--durable-grace-ms N] [--durable-retention DURATION]
+  npm run service -- [--port N] [--host H] [--allowed-host NAME ...] [--data DIR | --memory] [--cors-origin ORIGIN ...]
+                     [--allowed-return-origin ORIGIN ...] [--rate-limit N] [--max-runs N] [--max-durable-runs N] [--agents FILE]
+                     [--durable-timeout-ms N] [--durable-grace-ms N] [--durable-retention DURATION]
       The reference service alone. --rate-limit: requests a minute per token (default 600, 0 for none);
       --max-runs: stream and wait runs one token may have going at once (default 20, 0 for none);
       --max-durable-runs: durable runs not yet over (queued, running, cancelling or waiting for
       approval) one token may have, a count of their own (default: --max-runs' value, 0 for none).
   --allowed-host NAME (repeatable, or a comma list): a Host name answered besides localhost,
       127.0.0.1 and [::1]; needed to reach the service by another name, e.g. with --host 0.0.0.0.
+  --allowed-return-origin ORIGIN (repeatable, or a comma list): a console origin the tool-server
+      consent page may send the browser back to (returnUrl), besides the service's own.
   --durable-timeout-ms, --durable-grace-ms: durable runs' execution deadline (default 1800000) and the
       grace after it before a read marks an active run FAILED (default 600000), in ms.
   --durable-retention DURATION: how long an ended durable run is kept before it is deleted, e.g. 1d,

@@ -163,3 +163,23 @@ describe('npm start: what arrives before any page or route', () => {
     expectSecurityHeaders(legacy);
   });
 });
+
+describe('npm start: the sandbox consent page', () => {
+  it('carries a policy of its own (its stylesheet, its form, the console it returns to), not the console page’s', async () => {
+    const origin = `http://127.0.0.1:${port}`;
+    const asked = await fetch(`${origin}/rest/api/v1/tool-servers/srv_gcal_01/auth`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKENS.agents}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ returnUrl: `${origin}/runs/calendar-helper` }),
+    });
+    expect(asked.status).toBe(200);
+    const { authorizationUrl } = (await asked.json()) as { authorizationUrl: string };
+    expect(authorizationUrl.startsWith(`${origin}/sandbox/oauth/consent?state=`)).toBe(true);
+    const page = await fetch(authorizationUrl);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toBe(`default-src 'none'; style-src 'self'; form-action 'self' ${origin}; frame-ancestors 'none'; base-uri 'none'`);
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(await page.text()).toContain('Allow access to Google Calendar?');
+  });
+});

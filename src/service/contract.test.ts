@@ -10,7 +10,8 @@ import { createService } from './app.ts';
 import { listen } from './node.ts';
 import { listeningService } from './test-http.ts';
 import { DEMO_GROUPS, DEMO_TOKENS } from './seed.ts';
-import { specErrors, type SpecName } from './test-support/spec.ts';
+import { specErrors, toolServerModelErrors, type SpecName, type ToolServerModel } from './test-support/spec.ts';
+import { newTokenString } from './store.ts';
 import { answerText, eventsOf, parseSseText } from './test-support/sse.ts';
 
 function demoToken(label: string): string {
@@ -551,6 +552,113 @@ describe('platform agents API with the official client', () => {
     expectValid('platform', 'ProblemDetail', unknownPath.json);
   });
 });
+
+describe('agent tools and tool-server authorization with the official client', () => {
+  /** A token of its own: authorizations are per token, and the demo tokens' 422s are tested above. */
+  function minted(): string {
+    const token = newTokenString();
+    server.service.store.addToken(token, { label: 'contract: tool servers', scopes: ['agents.run'] });
+    return token;
+  }
+
+  async function expectModel(rec: ReturnType<typeof recordingClient>, model: ToolServerModel, path: string) {
+    const answer = await rec.last();
+    expect(answer).toMatchObject({ path, status: 200 });
+    expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(toolServerModelErrors(model, answer.json), JSON.stringify(answer.json)).toBe('');
+    return answer.json;
+  }
+
+  /** The browser's part, which no client does: the consent page, and Allow or Deny posted from it. */
+  async function consent(authorizationUrl: string, decision: 'allow' | 'deny'): Promise<URL> {
+    const page = await fetch(authorizationUrl);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain(`value="${decision}"`);
+    const state = new URL(authorizationUrl).searchParams.get('state')!;
+    const posted = await fetch(new URL('/sandbox/oauth/consent', authorizationUrl), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ state, decision }),
+      redirect: 'manual',
+    });
+    expect(posted.status).toBe(303);
+    return new URL(posted.headers.get('location')!);
+  }
+
+  test('getSchemas lists the agent\'s tools only with includeTools; both answers validate as AgentSchemasResponse', async () => {
+    const { glean, rec } = client(AGENTS);
+    const withTools = await glean.agents.getSchemas('expense-filer', true);
+    expect(withTools.tools?.map((t) => [t.tool_id, t.type, t.write_action_type])).toEqual([
+      ['finance.read_receipts', 'RETRIEVAL', undefined],
+      ['finance.submit_expense_report', 'ACTION', 'EXECUTION'],
+    ]);
+    expect(rec.seen.at(-1)!.path).toBe('/api/agents/expense-filer/schemas');
+    expectValid('platform', 'AgentSchemasResponse', (await rec.last()).json);
+    // The client always sends include_tools, false by default.
+    const plain = await glean.agents.getSchemas('expense-filer');
+    expect(plain.tools).toBeUndefined();
+    expect((await rec.last()).json).not.toHaveProperty('tools');
+    expectValid('platform', 'AgentSchemasResponse', (await rec.last()).json);
+  });
+
+  test('retrieveToolServerAuthStatus, authorizeToolServer, the consent, then the run: unchanged client calls', async () => {
+    const token = minted();
+    const { glean, rec } = client(token);
+    const before = await glean.client.tools.retrieveToolServerAuthStatus('srv_gcal_01');
+    expect(before).toEqual({ displayName: 'Google Calendar', description: expect.any(String), authStatus: 'AWAITING_AUTH', authType: 'AUTH_USER_OAUTH' });
+    await expectModel(rec, 'ToolServerAuthStatusResponse', '/rest/api/v1/tool-servers/srv_gcal_01/auth');
+
+    const returnUrl = `${server.url}/runs/calendar-helper`;
+    for (const serverId of ['srv_gcal_01', 'srv_outlook_02']) {
+      const { authorizationUrl } = await glean.client.tools.authorizeToolServer({ returnUrl }, serverId);
+      await expectModel(rec, 'AuthorizeToolServerResponse', `/rest/api/v1/tool-servers/${serverId}/auth`);
+      expect(authorizationUrl.startsWith(`${server.url}/sandbox/oauth/consent?state=`)).toBe(true);
+      expect(authorizationUrl).not.toContain(token);
+      const back = await consent(authorizationUrl, 'allow');
+      expect(back.href).toBe(`${returnUrl}?glean_tool_auth=success&serverId=${serverId}`);
+      expect((await glean.client.tools.retrieveToolServerAuthStatus(serverId)).authStatus).toBe('AUTHORIZED');
+    }
+    const run = await glean.agents.createRun({ messages: USER_HI, stream: false }, 'calendar-helper');
+    expect(JSON.stringify(run)).toContain('Hi there');
+    // Another token is still refused.
+    const other = await rejectionOf(client(minted()).glean.agents.createRun({ messages: USER_HI, stream: false }, 'calendar-helper'));
+    expect(err422(other)).toEqual(['srv_gcal_01', 'srv_outlook_02']);
+  });
+
+  test('a denied consent leaves the server AWAITING_AUTH and the run refused', async () => {
+    const { glean } = client(minted());
+    const { authorizationUrl } = await glean.client.tools.authorizeToolServer({ returnUrl: `${server.url}/runs` }, 'srv_outlook_02');
+    const back = await consent(authorizationUrl, 'deny');
+    expect(Object.fromEntries(back.searchParams)).toEqual({ glean_tool_auth: 'error', serverId: 'srv_outlook_02', error: 'access_denied' });
+    expect((await glean.client.tools.retrieveToolServerAuthStatus('srv_outlook_02')).authStatus).toBe('AWAITING_AUTH');
+    expect(err422(await rejectionOf(glean.agents.createRun({ messages: USER_HI, stream: false }, 'calendar-helper')))).toEqual(['srv_gcal_01', 'srv_outlook_02']);
+  });
+
+  test('getToolServerTools describes the named tools and lists unknown names in notFound', async () => {
+    const { glean, rec } = client(minted());
+    const answer = await glean.client.tools.getToolServerTools('srv_gcal_01', ['list-events', 'book_room']);
+    expect(answer.tools.map((t) => [t.serverId, t.name, t.annotations?.readOnlyHint])).toEqual([['srv_gcal_01', 'list_events', true]]);
+    expect(answer.notFound).toEqual(['book_room']);
+    await expectModel(rec, 'ToolDefinitionsResponse', '/rest/api/v1/tool-servers/srv_gcal_01/tools');
+  });
+
+  test('an unknown server is a 404 and a returnUrl on another origin a 400, both as the client\'s errors', async () => {
+    const { glean, rec } = client(minted());
+    const unknown = await rejectionOf(glean.client.tools.retrieveToolServerAuthStatus('srv_nope'));
+    expect(unknown).toBeInstanceOf(errors.GleanError);
+    expect((unknown as errors.GleanError).statusCode).toBe(404);
+    expect((await rec.last()).json).toBe('No tool server "srv_nope" on this service.');
+    const elsewhere = await rejectionOf(glean.client.tools.authorizeToolServer({ returnUrl: 'https://evil.example/runs' }, 'srv_gcal_01'));
+    expect((elsewhere as errors.GleanError).statusCode).toBe(400);
+    expect((await rec.last()).json).toMatch(/^returnUrl is on https:\/\/evil\.example, which is not an allowed return URL/);
+  });
+});
+
+/** The server ids a 422 of the platform API names. */
+function err422(err: unknown): string[] {
+  expect(err).toBeInstanceOf(errors.PlatformUnauthorizedAgentToolsProblemError);
+  return (err as errors.PlatformUnauthorizedAgentToolsProblemError).authentication_suggestions.map((s) => s.server_id);
+}
 
 describe('rate limiting in each family\'s error shape', () => {
   test('answers 429 with Retry-After once a token is over its limit', async () => {

@@ -142,6 +142,29 @@ describe('--durable-retention', () => {
   });
 });
 
+describe('--allowed-return-origin', () => {
+  const origins = (...args: string[]) => serviceOptionsOf(parseFlags(args, START_FLAGS)).allowedReturnOrigins;
+
+  it('takes origins, repeated or as a comma list, for npm start and npm run service alike', () => {
+    expect(origins('--allowed-return-origin', 'http://127.0.0.1:4831', '--allowed-return-origin=https://console.example.com,http://localhost:5173')).toEqual([
+      'http://127.0.0.1:4831',
+      'https://console.example.com',
+      'http://localhost:5173',
+    ]);
+    expect(serviceOptionsOf(parseFlags(['--allowed-return-origin', 'http://127.0.0.1:4831'], SERVICE_FLAGS)).allowedReturnOrigins).toEqual(['http://127.0.0.1:4831']);
+    expect(origins()).toBeUndefined();
+  });
+
+  it.each(['http://127.0.0.1:4831/', 'https://console.example.com/runs', 'ftp://files.example.com', 'console.example.com', 'https://user:pw@console.example.com', ''])(
+    '%j is refused, saying what an origin is',
+    (raw) => {
+      expect(usageMessage(() => origins('--allowed-return-origin', raw))).toBe(
+        `--allowed-return-origin "${raw}" is not an origin such as https://console.example.com (http or https, no path, no trailing slash).`,
+      );
+    },
+  );
+});
+
 describe('the clean-up sweep of ended durable runs', () => {
   it.each([
     [1, 1_000],

@@ -17,6 +17,7 @@ export const SERVICE_FLAGS = {
   'durable-grace-ms': { type: 'string' },
   'max-durable-runs': { type: 'string' },
   'durable-retention': { type: 'string' },
+  'allowed-return-origin': { type: 'string', multiple: true },
 } as const;
 
 /**
@@ -56,12 +57,11 @@ export function serviceOptionsOf(values: {
   'durable-grace-ms'?: string;
   'max-durable-runs'?: string;
   'durable-retention'?: string;
+  'allowed-return-origin'?: string[];
 }): ServiceOptions {
   if (values.data && values.memory) throw new UsageError('Give --data DIR or --memory, not both.');
-  const origins = values['cors-origin'] ?? [];
-  for (const o of origins) {
-    if (!URL.canParse(o) || new URL(o).origin !== o) throw new UsageError(`--cors-origin "${o}" is not an origin such as https://console.example.com (no path, no trailing slash).`);
-  }
+  const origins = originsFlag('cors-origin', values['cors-origin']);
+  const returnOrigins = originsFlag('allowed-return-origin', values['allowed-return-origin']);
   const rateLimitPerMinute = integerFlag('rate-limit', values['rate-limit'], NUMBER_FLAGS['rate-limit']);
   const allowed = parseAllowedHosts(values['allowed-host'] ?? []);
   if (allowed.problem) throw new UsageError(allowed.problem);
@@ -76,8 +76,22 @@ export function serviceOptionsOf(values: {
     maxRunsPerToken,
     ...(maxDurableRunsPerToken !== undefined && { maxDurableRunsPerToken }),
     agentsFile: values.agents,
+    ...(returnOrigins.length > 0 && { allowedReturnOrigins: returnOrigins }),
     ...durableOptionsOf(values),
   };
+}
+
+/** An origin flag's values (repeatable, or comma lists): each an http(s) origin as a browser writes it, nothing after it. */
+function originsFlag(name: string, values: readonly string[] | undefined): string[] {
+  const out: string[] = [];
+  for (const o of (values ?? []).flatMap((v) => v.split(',')).map((v) => v.trim())) {
+    const url = URL.canParse(o) ? new URL(o) : undefined;
+    if (!url || url.origin !== o || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+      throw new UsageError(`--${name} "${o}" is not an origin such as https://console.example.com (http or https, no path, no trailing slash).`);
+    }
+    out.push(o);
+  }
+  return out;
 }
 
 /** Shorter durable-run deadlines, so the expiry of a run can be seen without waiting 40 minutes; how long ended runs are kept. */

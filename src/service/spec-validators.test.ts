@@ -1,7 +1,7 @@
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
-import { CLIENT_MODELS } from '../contract/client-models.ts';
+import { CLIENT_MODELS, CLIENT_TOOL_MODELS } from '../contract/client-models.ts';
 import { isObject, LENS_SPECS, SPEC_AJV_OPTIONS, specBase, specDocumentSchema, toJsonSchema, validationTargets } from '../contract/openapi.ts';
 import { readLensSpecs, specValidatorsModule } from './spec-validators.ts';
 import { validators } from 'virtual:spec-lens-validators';
@@ -19,7 +19,7 @@ describe('the spec lens validators, compiled ahead of the page', () => {
   });
 
   it('exist for every schema of every spec the lens reads, as the plugin serves them', () => {
-    expect(Object.keys(validators)).toEqual([...LENS_SPECS, CLIENT_MODELS]);
+    expect(Object.keys(validators)).toEqual([...LENS_SPECS, CLIENT_MODELS, CLIENT_TOOL_MODELS]);
     for (const { name, doc } of specs) expect(Object.keys(validators[name]!).sort()).toEqual(validationTargets(doc).map((t) => t.key).sort());
   });
 

@@ -9,19 +9,21 @@ import addFormats from 'ajv-formats';
 import standaloneCode from 'ajv/dist/standalone/index.js';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { clientModelsNamedSpec } from '../contract/client-models.ts';
+import { clientModelsNamedSpec, toolServerModelsNamedSpec } from '../contract/client-models.ts';
 import { isObject, LENS_SPECS, SPEC_AJV_OPTIONS, specBase, specDocumentSchema, toJsonSchema, validationTargets, type JsonObject, type NamedSpec, type SpecDoc } from '../contract/openapi.ts';
 
 const CLIENT_MODELS_FILE = fileURLToPath(new URL('../contract/spec/client-models/durable-runs.schema.json', import.meta.url));
+const TOOL_MODELS_FILE = fileURLToPath(new URL('../contract/spec/client-models/tool-servers.schema.json', import.meta.url));
 
 /** The vendored files the lens reads (src/contract/spec): the OpenAPI cut, then the official client's models. */
-export const SPEC_FILES = [...LENS_SPECS.map((name) => fileURLToPath(new URL(`../contract/spec/${name}.json`, import.meta.url))), CLIENT_MODELS_FILE];
+export const SPEC_FILES = [...LENS_SPECS.map((name) => fileURLToPath(new URL(`../contract/spec/${name}.json`, import.meta.url))), CLIENT_MODELS_FILE, TOOL_MODELS_FILE];
 
 /** The specs the lens reads, in the order it consults them: the public cut first, the client's models for what the cut lacks. */
 export function readLensSpecs(): NamedSpec[] {
   return [
     ...LENS_SPECS.map((name, i) => ({ name, doc: JSON.parse(readFileSync(SPEC_FILES[i]!, 'utf8')) as SpecDoc })),
     clientModelsNamedSpec(JSON.parse(readFileSync(CLIENT_MODELS_FILE, 'utf8')) as JsonObject),
+    toolServerModelsNamedSpec(JSON.parse(readFileSync(TOOL_MODELS_FILE, 'utf8')) as JsonObject),
   ];
 }
 

@@ -5,7 +5,7 @@
  */
 import { jsString, jsValue } from './code';
 import { FIRST_STEP, jsFollowLoop, pausedHint } from './follow';
-import { ENV_TOKEN, type ApiCall, type DurableRunCall, type SnippetOptions } from './request';
+import { ENV_TOKEN, isToolCall, type ApiCall, type DurableRunCall, type SnippetOptions, type ToolCall } from './request';
 
 export const CLIENT_PACKAGE = '@gleanwork/api-client';
 
@@ -15,7 +15,25 @@ function apiToken({ token, includeToken }: SnippetOptions): string {
 
 const print = (name: string) => `console.log(JSON.stringify(${name}, null, 2));`;
 
-function metadataCall(call: Exclude<ApiCall, { op: 'run' } | DurableRunCall>): string {
+/** An agent's tools and the tool-server calls: one call of the client, its answer printed. */
+function toolCall(call: ToolCall): string {
+  switch (call.op) {
+    case 'agentTools':
+      return `const schemas = await glean.agents.getSchemas(${jsString(call.agentId)}, true);\n${print('schemas.tools')}`;
+    case 'toolServerStatus':
+      return `const status = await glean.client.tools.retrieveToolServerAuthStatus(${jsString(call.serverId)});\n${print('status')}`;
+    case 'authorizeToolServer':
+      return [
+        `const { authorizationUrl } = await glean.client.tools.authorizeToolServer({ returnUrl: ${jsString(call.returnUrl)} }, ${jsString(call.serverId)});`,
+        "// Send the user's browser there to consent; it comes back to returnUrl, with the result in the query.",
+        'console.log(authorizationUrl);',
+      ].join('\n');
+    case 'toolServerTools':
+      return `const tools = await glean.client.tools.getToolServerTools(${jsString(call.serverId)}, ${jsValue(call.toolNames, '')});\n${print('tools')}`;
+  }
+}
+
+function metadataCall(call: Exclude<ApiCall, { op: 'run' } | DurableRunCall | ToolCall>): string {
   const group = jsString(call.group);
   const at = '{ serverURL }';
   const calls = 'glean.indexing.customMetadata';
@@ -55,6 +73,9 @@ export function clientSnippet(call: ApiCall, options: SnippetOptions): string {
   if (call.op === 'respond' || call.op === 'cancel' || call.op === 'follow') {
     const client = `const glean = new Glean({ apiToken: ${apiToken(options)}, serverURL: ${jsString(options.serverUrl)} });`;
     return [head + client, `// ${FIRST_STEP[call.op]}`, durableRunCall(call), '', followWithClient(call.agentId, options)].join('\n');
+  }
+  if (isToolCall(call)) {
+    return [head + `const glean = new Glean({ apiToken: ${apiToken(options)}, serverURL: ${jsString(options.serverUrl)} });`, toolCall(call)].join('\n');
   }
   if (call.op !== 'run') {
     return [

@@ -1,7 +1,7 @@
 /** curl: one option per line with `\` continuations, so a long command never wraps mid-word. */
 import { shellQuote } from './code';
 import { FIRST_STEP, pausedHint, SHELL_RUN_ID, shellFollowLoop } from './follow';
-import { durableRunPathPrefix, httpShape, SHELL_TOKEN, type ApiCall, type HttpShape, type SnippetOptions } from './request';
+import { durableRunPathPrefix, httpShape, isToolCall, SHELL_TOKEN, type ApiCall, type HttpShape, type SnippetOptions } from './request';
 
 export { shellQuote };
 
@@ -31,7 +31,7 @@ function command(http: HttpShape, url: string, options: SnippetOptions, quiet = 
 export function curlSnippet(call: ApiCall, options: SnippetOptions): string {
   const http = httpShape(call);
   const url = shellQuote(`${options.serverUrl}${http.path}`);
-  if (!http.durable || !('agentId' in call)) return command(http, url, options);
+  if (!http.durable || isToolCall(call) || !('agentId' in call)) return command(http, url, options);
 
   // Durable: the first answer is a snapshot of the run; then the run is read until it ends.
   const lines: string[] = [];

@@ -4,7 +4,7 @@
  */
 import { jsString, jsValue } from './code';
 import { FIRST_STEP, jsFollowLoop, pausedHint } from './follow';
-import { durableRunPathPrefix, ENV_TOKEN, httpShape, type ApiCall, type SnippetOptions } from './request';
+import { durableRunPathPrefix, ENV_TOKEN, httpShape, isToolCall, type ApiCall, type SnippetOptions } from './request';
 
 export function authValue({ token, includeToken }: SnippetOptions): string {
   return includeToken && token ? jsString(`Bearer ${token}`) : `\`Bearer \${${ENV_TOKEN}}\``;
@@ -43,7 +43,7 @@ export function fetchSnippet(call: ApiCall, options: SnippetOptions): string {
       '}',
     ].join('\n');
   }
-  if (http.durable && 'agentId' in call) {
+  if (http.durable && !isToolCall(call) && 'agentId' in call) {
     const runUrl = `${jsString(`${options.serverUrl}${durableRunPathPrefix(call.agentId)}`)} + encodeURIComponent(run.run_id)`;
     return [
       `// ${FIRST_STEP[call.op]}`,

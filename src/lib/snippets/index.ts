@@ -4,7 +4,7 @@ import { curlSnippet } from './curl';
 import { fetchSnippet } from './fetch';
 import type { ApiCall, Language, SnippetOptions } from './request';
 
-export { LANGUAGES, MASKED_TOKEN, respondCall, TOKEN_VARIABLE, tokenPlaceholder, type ApiCall, type DurableRunCall, type Language, type SnippetOptions } from './request';
+export { LANGUAGES, MASKED_TOKEN, respondCall, TOKEN_VARIABLE, tokenPlaceholder, type ApiCall, type DurableRunCall, type Language, type SnippetOptions, type ToolCall } from './request';
 
 export function snippet(language: Language, call: ApiCall, options: SnippetOptions): string {
   if (language === 'curl') return curlSnippet(call, options);

@@ -7,6 +7,7 @@ import type { ApprovalResponse } from '../../contract/durable-runs';
 import type { CustomProperty, MetadataSchema } from '../../contract/metadata';
 import { platformCancellationsPath, platformResponsesPath, platformRunPath } from '../../contract/run-paths';
 import { SSE_CONTENT_TYPE } from '../../contract/sse';
+import { toolServerAuthPath, toolServerToolsPath } from '../../contract/tool-servers';
 
 export type RunFlavour = 'legacy' | 'platform';
 export type RunMode = 'stream' | 'wait' | 'durable';
@@ -24,7 +25,21 @@ export type ApiCall =
   /** Asks a durable run to stop (cooperative: it may pass through CANCELLING). */
   | { op: 'cancel'; agentId: string; runId: string }
   /** Reads a durable run until it ends; sends nothing else. */
-  | { op: 'follow'; agentId: string; runId: string };
+  | { op: 'follow'; agentId: string; runId: string }
+  /** The agent's schemas with its tools (`include_tools=true`), on the platform API. */
+  | { op: 'agentTools'; agentId: string }
+  /** The calling token's authorization status on a tool server (Client API). */
+  | { op: 'toolServerStatus'; serverId: string }
+  /** Asks for a tool server's consent link; the browser comes back to `returnUrl`. */
+  | { op: 'authorizeToolServer'; serverId: string; returnUrl: string }
+  /** The definitions of named tools of a tool server. */
+  | { op: 'toolServerTools'; serverId: string; toolNames: string[] };
+
+/** The calls about an agent's tools and their authorization (docs/api.md, agent tools). */
+export type ToolCall = Extract<ApiCall, { op: 'agentTools' | 'toolServerStatus' | 'authorizeToolServer' | 'toolServerTools' }>;
+
+export const isToolCall = (call: ApiCall): call is ToolCall =>
+  call.op === 'agentTools' || call.op === 'toolServerStatus' || call.op === 'authorizeToolServer' || call.op === 'toolServerTools';
 
 /** The calls on an existing durable run: each sends (at most) one request, then reads the run until it ends. */
 export type DurableRunCall = Extract<ApiCall, { op: 'respond' | 'cancel' | 'follow' }>;
@@ -104,6 +119,15 @@ export function httpShape(call: ApiCall): HttpShape {
       return { ...plain, durable: true, method: 'POST', path: platformCancellationsPath(call.agentId), body: { run_id: call.runId } };
     case 'follow':
       return { ...plain, durable: true, method: 'GET', path: platformRunPath(call.agentId, call.runId) };
+    case 'agentTools':
+      return { ...plain, method: 'GET', path: `/api/agents/${enc(call.agentId)}/schemas?include_tools=true` };
+    case 'toolServerStatus':
+      return { ...plain, method: 'GET', path: toolServerAuthPath(call.serverId) };
+    case 'authorizeToolServer':
+      return { ...plain, method: 'POST', path: toolServerAuthPath(call.serverId), body: { returnUrl: call.returnUrl } };
+    case 'toolServerTools':
+      // As the official client writes it: one parameter, the names comma-separated.
+      return { ...plain, method: 'GET', path: `${toolServerToolsPath(call.serverId)}?toolNames=${call.toolNames.map(enc).join(',')}` };
   }
 }
 

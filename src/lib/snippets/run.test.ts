@@ -16,7 +16,7 @@ import type { DurableRun, DurableRunAnswer } from '../../contract/durable-runs';
 import { platformRunPath, platformRunsPath } from '../../contract/run-paths';
 import { DEMO } from '../../test-support/reference-service';
 import { respondCall, snippet, type ApiCall, type Language } from './index';
-import { metadataCalls, runCalls, type NamedCall } from './test-calls';
+import { metadataCalls, runCalls, toolCalls, type NamedCall } from './test-calls';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const DIR = join(ROOT, 'node_modules/.cache/snippet-run');
@@ -270,6 +270,43 @@ describe.concurrent.each(LANGS)('%s', (language) => {
     expect(states(outcome.stdout).at(-1)).toBe('FAILED');
     expect(outcome.stdout).toContain('tool_execution_failed');
   }, TIMEOUT);
+});
+
+/** A token of its own, minted as `npm run token` asks a running service to: authorizations are per token. */
+async function mintedToken(): Promise<string> {
+  const res = await fetch(`${serverUrl}/sandbox/tokens`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ scopes: ['agents.run'] }) });
+  if (res.status !== 201) throw new Error(`minting: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { token: string }).token;
+}
+
+describe.concurrent.each(LANGS)('%s, tools', (language) => {
+  it('reads the agent’s tools, the server’s status, a consent link that works, then the status again as AUTHORIZED, and tool definitions', async () => {
+    const token = await mintedToken();
+    const [tools, status, authorize, definitions] = toolCalls(`${serverUrl}/runs/calendar-helper`);
+    const listed = await runSnippet(language, tools!, withToken(token));
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toMatch(/"tool_id":\s*"gcal\.list_events"/);
+    expect((await runSnippet(language, status!, withToken(token))).stdout).toMatch(/"authStatus":\s*"AWAITING_AUTH"/);
+
+    const asked = await runSnippet(language, authorize!, withToken(token));
+    expect(asked.code, asked.stderr).toBe(0);
+    const link = new RegExp(`${serverUrl.replace(/[.]/g, '\\.')}/sandbox/oauth/consent\\?state=st_[\\w-]+`).exec(asked.stdout)?.[0];
+    expect(link, asked.stdout).toBeDefined();
+    // What the user's browser does there: Allow, from the page itself.
+    const posted = await fetch(`${serverUrl}/sandbox/oauth/consent`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ state: new URL(link!).searchParams.get('state')!, decision: 'allow' }),
+      redirect: 'manual',
+    });
+    expect(posted.headers.get('location')).toBe(`${serverUrl}/runs/calendar-helper?glean_tool_auth=success&serverId=srv_gcal_01`);
+    expect((await runSnippet(language, status!, withToken(token))).stdout).toMatch(/"authStatus":\s*"AUTHORIZED"/);
+
+    const described = await runSnippet(language, definitions!, withToken(token));
+    expect(described.code, described.stderr).toBe(0);
+    expect(described.stdout).toMatch(/"serverId":\s*"srv_gcal_01"/);
+    expect(described.stdout).toMatch(/"name":\s*"find_free_time"/);
+  }, 6 * PER_SNIPPET);
 });
 
 it.each(LANGS)('without TOKEN the %s snippets fail, saying 401', async (language) => {

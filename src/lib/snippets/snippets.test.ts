@@ -132,6 +132,17 @@ describe.each(everyCall('sales'))('$name', ({ call }) => {
       expect(args).toMatch(new RegExp(`^\\{ run_id: '${call.runId}' \\}, '${call.agentId}'\\);`));
     } else if (call.op === 'follow') {
       expect(args).toMatch(new RegExp(`^'${call.agentId}', '${call.runId}'\\);`));
+    } else if (call.op === 'agentTools') {
+      expect(code).toContain(`serverURL: '${serverUrl}'`);
+      expect(args).toMatch(new RegExp(`^'${call.agentId}', true\\);`));
+    } else if (call.op === 'toolServerStatus') {
+      expect(args).toMatch(new RegExp(`^'${call.serverId}'\\);`));
+    } else if (call.op === 'authorizeToolServer') {
+      expect(code).toContain(`serverURL: '${serverUrl}'`);
+      expect(args.startsWith(`{ returnUrl: '${call.returnUrl}' }, '${call.serverId}');`)).toBe(true);
+    } else if (call.op === 'toolServerTools') {
+      expect(args.startsWith(`'${call.serverId}', `)).toBe(true);
+      expect(jsonAt(args, args.indexOf('['))).toEqual(call.toolNames);
     } else {
       // Custom-metadata calls take the server URL on each call.
       expect(code).toContain(`const serverURL = '${serverUrl}';`);
@@ -177,6 +188,14 @@ function clientMethod(call: ApiCall): string {
       return 'glean.agents.cancelRun';
     case 'follow':
       return 'glean.agents.getRun';
+    case 'agentTools':
+      return 'glean.agents.getSchemas';
+    case 'toolServerStatus':
+      return 'glean.client.tools.retrieveToolServerAuthStatus';
+    case 'authorizeToolServer':
+      return 'glean.client.tools.authorizeToolServer';
+    case 'toolServerTools':
+      return 'glean.client.tools.getToolServerTools';
   }
 }
 

@@ -56,6 +56,16 @@ export function durableRunCalls(runId = 'run_0123abcd', pending: readonly string
   ];
 }
 
+/** An agent's tools and the tool-server calls, on calendar-helper's servers; `returnUrl` must be on an origin the service allows. */
+export function toolCalls(returnUrl = 'http://127.0.0.1:5173/runs/calendar-helper'): NamedCall[] {
+  return [
+    { name: 'agent tools', call: { op: 'agentTools', agentId: 'calendar-helper' } },
+    { name: 'tool server status', call: { op: 'toolServerStatus', serverId: 'srv_gcal_01' } },
+    { name: 'authorize tool server', call: { op: 'authorizeToolServer', serverId: 'srv_gcal_01', returnUrl } },
+    { name: 'tool server tools', call: { op: 'toolServerTools', serverId: 'srv_gcal_01', toolNames: ['list_events', 'find_free_time'] } },
+  ];
+}
+
 export function everyCall(group = 'sales'): NamedCall[] {
-  return [...metadataCalls(group), ...runCalls(), ...durableRunCalls()];
+  return [...metadataCalls(group), ...runCalls(), ...durableRunCalls(), ...toolCalls()];
 }

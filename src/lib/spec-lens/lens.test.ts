@@ -362,7 +362,7 @@ describe('durable runs, checked against the official client’s models', () => {
   ])('%s matches the client’s PlatformAgentRunResponse, and the badge says which models it was checked against', (_, a, operation) => {
     const result = lens.checkAnswer(a);
     expect(differences(result)).toEqual([]);
-    expect(result.kind === 'checked' && result.against).toBe(`${operation} application/json, model PlatformAgentRunResponse of the official client @gleanwork/api-client 0.20.15 (client-models; the public spec has no schema for it)`);
+    expect(result.kind === 'checked' && result.against).toBe(`${operation} application/json, model PlatformAgentRunResponse of the official client @gleanwork/api-client 0.20.15 (client-models/durable-runs.schema.json; the public spec has no schema for it)`);
     expect(summarize(result, 'this operation')).toEqual({ tone: 'match', label: 'matches the official client’s model' });
   });
 
@@ -386,6 +386,38 @@ describe('durable runs, checked against the official client’s models', () => {
   it('the create answer of a stream or wait run is still the public spec’s', () => {
     const result = lens.checkAnswer(REAL[8]![1]);
     expect(result.kind === 'checked' && result.against).toMatch(/\(platform\.json\)$/);
+  });
+});
+
+describe('tool-server answers, checked against the official client’s models', () => {
+  const auth = '/rest/api/v1/tool-servers/srv_gcal_01/auth';
+
+  it.each([
+    ['a status', answer('GET', `http://127.0.0.1:5173${auth}`, 200, 'application/json', { displayName: 'Google Calendar', authStatus: 'AWAITING_AUTH', authType: 'AUTH_USER_OAUTH' }), 'GET', 'ToolServerAuthStatusResponse'],
+    ['an authorization link', answer('POST', `/upstream/127.0.0.1:4832${auth}`, 200, 'application/json', { authorizationUrl: 'http://127.0.0.1:4832/sandbox/oauth/consent?state=st_x' }), 'POST', 'AuthorizeToolServerResponse'],
+  ])('%s matches, and the badge names the model and its file', (_, a, method, model) => {
+    const result = lens.checkAnswer(a);
+    expect(differences(result)).toEqual([]);
+    expect(result.kind === 'checked' && result.against).toBe(
+      `${method} /rest/api/v1/tool-servers/{serverId}/auth → 200 application/json, model ${model} of the official client @gleanwork/api-client 0.20.15 (client-models/tool-servers.schema.json; the public spec has no schema for it)`,
+    );
+    expect(summarize(result, 'this operation')).toEqual({ tone: 'match', label: 'matches the official client’s model' });
+  });
+
+  it('tool definitions that break the model say where; an unknown status is no difference (an open enum)', () => {
+    const tools = lens.checkAnswer(answer('GET', '/rest/api/v1/tool-servers/srv_gcal_01/tools?toolNames=a', 200, 'application/json', { tools: [{ name: 'a', annotations: { readOnlyHint: 'yes' } }], notFound: 'b' }));
+    expect(differences(tools)).toEqual([
+      'error /tools/0/serverId The client’s model promises “serverId”; the answer omits it.',
+      'error /tools/0/annotations/readOnlyHint The client’s model says a boolean here; the answer has a string ("yes").',
+      'error /notFound The client’s model says an array here; the answer has a string ("b").',
+    ]);
+    const later = lens.checkAnswer(answer('GET', auth, 200, 'application/json', { authStatus: 'EXPIRED', authType: 'AUTH_SSO' }));
+    expect(differences(later)).toEqual([]);
+  });
+
+  it('an error of these calls has no model: the client reads no body of it', () => {
+    const result = lens.checkAnswer(answer('POST', auth, 400, 'application/json', 'returnUrl is on https://evil.example, which is not an allowed return URL.'));
+    expect(result).toEqual({ kind: 'no-schema', reason: 'client-models/tool-servers.schema.json lists 4XX for POST /rest/api/v1/tool-servers/{serverId}/auth but publishes no JSON body for it.' });
   });
 });
 

@@ -8,7 +8,7 @@
 import type { ErrorObject } from 'ajv';
 import { depthOver } from '../depth';
 import { CLIENT_MODEL, describeErrors, MAX_NOTES, PUBLIC_SPEC, undocumented, type Difference } from './differences';
-import { CLIENT_MODELS, clientModelsNamedSpec, clientOf } from '../../contract/client-models';
+import { clientModelsNamedSpec, clientOf, isClientModels, toolServerModelsNamedSpec } from '../../contract/client-models';
 import { fileOf, isObject, LENS_SPECS, type Json, type JsonObject, type NamedSpec, type SpecDoc } from '../../contract/openapi';
 import { essenceOf, findMedia, findOperation, findOperations, findResponse, isJsonType, type OperationMatch, type ResponseMatch } from './operations';
 
@@ -90,7 +90,7 @@ export class SpecLens {
     // The validators recurse with the answer (and describeErrors lists every error): an answer
     // nested past MAX_ANSWER_DEPTH is said to be too deep rather than overflowing the stack.
     if (depthOver(value, MAX_ANSWER_DEPTH)) return [error('', `The answer nests deeper than ${MAX_ANSWER_DEPTH} levels: the lens does not check it.`)];
-    const source = spec.name === CLIENT_MODELS ? CLIENT_MODEL : PUBLIC_SPEC;
+    const source = isClientModels(spec.name) ? CLIENT_MODEL : PUBLIC_SPEC;
     const errors = fn(value) ? [] : describeErrors((fn.errors ?? []).slice(0, MAX_NOTES), source);
     return [...errors, ...undocumented(spec.doc, schema, value, '', source)];
   }
@@ -117,10 +117,10 @@ export class SpecLens {
     const media = findMedia(op, response, answer.contentType, 'json');
     if (!media) return none(`${fileOf(op.spec)} lists ${response.statusKey} for ${operationName(op)} but publishes no JSON body for it.`);
     const name = schemaName(media.schema);
-    const byClient = op.spec.name === CLIENT_MODELS;
+    const byClient = isClientModels(op.spec.name);
     const source = byClient ? 'client-models' : 'public-spec';
     const against = byClient
-      ? `${operationName(op)} → ${response.statusKey} ${media.mediaType}, model ${name ?? 'of the run'} of the official client ${clientOf(op.spec.doc)} (client-models; the public spec has no schema for it)`
+      ? `${operationName(op)} → ${response.statusKey} ${media.mediaType}, model ${name ?? 'of the answer'} of the official client ${clientOf(op.spec.doc)} (${fileOf(op.spec)}; the public spec has no schema for it)`
       : `${operationName(op)} → ${response.statusKey} ${media.mediaType}${name ? `, schema ${name}` : ''} (${fileOf(op.spec)})`;
     const notes: Difference[] = [];
     const essence = essenceOf(answer.contentType);
@@ -177,12 +177,17 @@ export function loadLens(): Promise<SpecLens> {
     import('../../contract/spec/client_rest.json'),
     import('../../contract/spec/platform.json'),
     import('../../contract/spec/client-models/durable-runs.schema.json'),
+    import('../../contract/spec/client-models/tool-servers.schema.json'),
     import('virtual:spec-lens-validators'),
   ]).then(
-    ([indexing, clientRest, platform, clientModels, { validators }]) => {
+    ([indexing, clientRest, platform, clientModels, toolModels, { validators }]) => {
       const docs: Record<(typeof LENS_SPECS)[number], unknown> = { indexing: indexing.default, client_rest: clientRest.default, platform: platform.default };
       return new SpecLens(
-        [...LENS_SPECS.map((name) => ({ name, doc: docs[name] as SpecDoc })), clientModelsNamedSpec(clientModels.default as unknown as JsonObject)],
+        [
+          ...LENS_SPECS.map((name) => ({ name, doc: docs[name] as SpecDoc })),
+          clientModelsNamedSpec(clientModels.default as unknown as JsonObject),
+          toolServerModelsNamedSpec(toolModels.default as unknown as JsonObject),
+        ],
         validators,
       );
     },

@@ -13,6 +13,8 @@ import { streamRun, waitRun, type RunOptions, type RunRequest, type RunSlots } f
 import type { Store } from '../store.ts';
 import type { DurableRuns } from '../durable/executor.ts';
 import { createDurableRun, durableBodyProblem, registerDurableRoutes } from '../durable/routes.ts';
+import type { ToolAuthorizations } from '../tool-auth.ts';
+import { registerToolServerRoutes, unauthorizedServers } from './tool-servers.ts';
 
 export interface AgentRoutesOptions extends RunOptions {
   rateLimitPerMinute: number;
@@ -20,6 +22,10 @@ export interface AgentRoutesOptions extends RunOptions {
   runSlots: RunSlots;
   /** Durable runs (docs/api.md, durable runs) on the platform API; without it, DURABLE is refused. */
   durable?: DurableRuns;
+  /** Which tokens authorized which tool servers (docs/api.md, agent tools). */
+  toolAuth: ToolAuthorizations;
+  /** Origins besides the service's own a tool-server consent may return to (`--allowed-return-origin`). */
+  allowedReturnOrigins?: readonly string[];
 }
 
 /** When a token at its run limit may try again: runs end on their own, often within seconds. */
@@ -28,8 +34,11 @@ export const RUN_LIMIT_RETRY_AFTER_S = 5;
 /** The family-specific ways to refuse, so both routers share one flow. */
 interface Family {
   error(c: Context<Env>, status: number, code: string, detail: string, problems?: ProblemList<FieldProblem>): Response;
-  unauthorizedTools(c: Context<Env>, agent: AgentDefinition): Response;
+  /** The 422 naming the tool servers of `agent` the token has not authorized (`missing`, a non-empty list). */
+  unauthorizedTools(c: Context<Env>, agent: AgentDefinition, missing: readonly UnauthorizedTool[]): Response;
 }
+
+type UnauthorizedTool = NonNullable<AgentDefinition['behaviour']['unauthorizedTools']>[number];
 
 const EMPTY_HINT = 'Every form field must be present, optional ones included; send "" for an optional field with no value.';
 
@@ -51,11 +60,11 @@ function legacyProblemText(detail: string, problems?: ProblemList<FieldProblem>)
 
 const legacy: Family = {
   error: (c, status, _code, detail, problems) => legacyError(c, status, legacyProblemText(detail, problems)),
-  unauthorizedTools: (c, agent) =>
+  unauthorizedTools: (c, agent, missing) =>
     c.json(
       {
         message: `Agent ${agent.agent_id} uses tools you have not authorized. Authorize each tool server, then run again.`,
-        authenticationSuggestions: (agent.behaviour.unauthorizedTools ?? []).map((t, i) => ({
+        authenticationSuggestions: missing.map((t, i) => ({
           ...t,
           toolType: 'MCP',
           requestType: 'AUTHENTICATION_SUGGESTION',
@@ -72,9 +81,9 @@ const platform: Family = {
     const members = problemListMembers(problems);
     return problem(c, code, [detail, problems.incomplete, omittedText(problems.omitted)].filter(Boolean).join(' '), members);
   },
-  unauthorizedTools: (c, agent) =>
+  unauthorizedTools: (c, agent, missing) =>
     problem(c, 'tools_unauthorized', `Agent ${agent.agent_id} uses tools you have not authorized.`, {
-      authentication_suggestions: (agent.behaviour.unauthorizedTools ?? []).map((t) => ({
+      authentication_suggestions: missing.map((t) => ({
         ...(t.toolName !== undefined && { tool_name: t.toolName }),
         server_id: t.serverId,
       })),
@@ -143,8 +152,8 @@ async function parseBody(c: Context<Env>, family: Family, allowed: readonly stri
   return { ok: true, value: body.value };
 }
 
-/** Shared checks of a run body; answers the family's 400 or 422 when the run may not start. */
-function prepareRun(c: Context<Env>, family: Family, catalog: AgentCatalog, agent: AgentDefinition, body: Record<string, unknown>): Parsed<RunRequest> {
+/** Shared checks of a run body; answers the family's 400, or its 422 while the token has not authorized the agent's tool servers. */
+function prepareRun(c: Context<Env>, family: Family, catalog: AgentCatalog, toolAuth: ToolAuthorizations, agent: AgentDefinition, body: Record<string, unknown>): Parsed<RunRequest> {
   const { input, messages, metadata } = body;
   const problems = catalog.checkRun(agent, input, messages);
   if (metadata !== undefined && !isPlainObject(metadata)) {
@@ -157,7 +166,11 @@ function prepareRun(c: Context<Env>, family: Family, catalog: AgentCatalog, agen
       response: family.error(c, 400, missing ? 'missing_required_field' : 'invalid_request', 'The run request is invalid.', problems),
     };
   }
-  if (agent.behaviour.unauthorizedTools?.length) return { ok: false, response: family.unauthorizedTools(c, agent) };
+  const needed = agent.behaviour.unauthorizedTools ?? [];
+  if (needed.length) {
+    const missing = unauthorizedServers(catalog, toolAuth, c.get('tokenKey'), needed.map((t) => t.serverId));
+    if (missing.length) return { ok: false, response: family.unauthorizedTools(c, agent, needed.filter((t) => missing.includes(t.serverId))) };
+  }
   return {
     ok: true,
     value: {
@@ -236,7 +249,7 @@ export function legacyAgentRoutes(store: Store, catalog: AgentCatalog, options: 
       if (!agent) return unknownAgent(c, id);
       // Only a known id goes into a header: an unknown one is the client's text, of any length.
       c.header('Link', `<${platformRunsPath(agent.agent_id)}>; rel="successor-version"`);
-      const run = prepareRun(c, legacy, catalog, agent, body.value);
+      const run = prepareRun(c, legacy, catalog, options.toolAuth, agent, body.value);
       if (!run.ok) return run.response;
       if (needsDurableRun(agent)) return legacy.error(c, 409, 'durable_run_required', durableRequiredText(agent.agent_id));
       return startRun(c, legacy, options.runSlots, (release) =>
@@ -244,6 +257,7 @@ export function legacyAgentRoutes(store: Store, catalog: AgentCatalog, options: 
       );
     });
   }
+  registerToolServerRoutes(app, catalog, { auth: options.toolAuth, allowedReturnOrigins: options.allowedReturnOrigins ?? [] });
   return app;
 }
 
@@ -266,6 +280,13 @@ export function platformAgentRoutes(store: Store, catalog: AgentCatalog, options
     return agent ? c.json({ agent: publicAgent(agent), request_id: c.get('requestId') }) : unknownAgent(c, c.req.param('agent_id'));
   });
   app.get('/agents/:agent_id/schemas', (c) => {
+    // A boolean query parameter, as the official client writes it (it always sends it, false by default).
+    const includeTools = c.req.query('include_tools');
+    if (includeTools !== undefined && includeTools !== 'true' && includeTools !== 'false') {
+      return problem(c, 'invalid_parameter', `include_tools must be true or false, not "${clip(includeTools, 100)}".`, {
+        errors: [{ pointer: '/include_tools', detail: 'Must be true or false.' }],
+      });
+    }
     const agent = catalog.get(c.req.param('agent_id'));
     if (!agent) return unknownAgent(c, c.req.param('agent_id'));
     return c.json({
@@ -273,6 +294,8 @@ export function platformAgentRoutes(store: Store, catalog: AgentCatalog, options
       name: agent.name,
       input_schema: agent.input_schema,
       output_schema: agent.output_schema ?? {},
+      // Asked for: the agent's tools, an empty list for one without any.
+      ...(includeTools === 'true' && { tools: agent.tools ?? [] }),
       request_id: c.get('requestId'),
     });
   });
@@ -301,7 +324,7 @@ export function platformAgentRoutes(store: Store, catalog: AgentCatalog, options
     }
     const agent = catalog.get(id);
     if (!agent) return unknownAgent(c, id);
-    const run = prepareRun(c, platform, catalog, agent, body.value);
+    const run = prepareRun(c, platform, catalog, options.toolAuth, agent, body.value);
     if (!run.ok) return run.response;
     if (mode === 'DURABLE') return createDurableRun(c, options.durable!, run.value);
     if (needsDurableRun(agent)) {

@@ -75,3 +75,24 @@ export function specErrors(spec: SpecName, schemaName: string, value: unknown): 
   const validate = loadSpec(spec).schema(schemaName);
   return validate(value) ? '' : describeErrors(validate.errors);
 }
+
+const TOOL_MODELS_FILE = path.join(SPEC_DIR, 'client-models', 'tool-servers.schema.json');
+let toolModels: Ajv | undefined;
+
+export type ToolServerModel = 'ToolServerAuthStatusResponse' | 'AuthorizeToolServerRequest' | 'AuthorizeToolServerResponse' | 'ToolDefinitionsResponse';
+
+/**
+ * Validates `value` against a model of client-models/tool-servers.schema.json (written from
+ * the official client's models; the public spec has no schema for these operations) and
+ * returns Ajv's errors as text, '' when valid.
+ */
+export function toolServerModelErrors(model: ToolServerModel, value: unknown): string {
+  if (!toolModels) {
+    toolModels = new Ajv({ strict: true, allowUnionTypes: true, allErrors: true });
+    addFormats(toolModels);
+    toolModels.addSchema(JSON.parse(readFileSync(TOOL_MODELS_FILE, 'utf8')) as object, 'tools');
+  }
+  const validate = toolModels.getSchema(`tools#/definitions/${model}`);
+  if (!validate) throw new Error(`tool-servers.schema.json has no definitions.${model}`);
+  return validate(value) ? '' : describeErrors(validate.errors);
+}

@@ -7,6 +7,8 @@ export const agentKeys = {
   search: (c: ConnectionIdentity, flavour: Flavour, name: string) => [...agentKeys.all(c), flavour, 'search', name] as const,
   detail: (c: ConnectionIdentity, flavour: Flavour, id: string) => [...agentKeys.all(c), flavour, 'detail', id] as const,
   schemas: (c: ConnectionIdentity, flavour: Flavour, id: string) => [...agentKeys.all(c), flavour, 'schemas', id] as const,
+  /** A tool server's authorization status: per token, so under the connection's identity like the rest. */
+  toolServerAuth: (c: ConnectionIdentity, serverId: string) => [...agentKeys.all(c), 'tool-servers', serverId, 'auth'] as const,
 };
 
 /** Where each API keeps its agents: the client API under /rest/api/v1, the platform API under /api. */

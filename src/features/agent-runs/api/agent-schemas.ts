@@ -4,11 +4,16 @@ import { apiRequest } from '../../../lib/api-client';
 import type { Flavour } from '../model/run-request';
 import { agentKeys, agentsBase, type AgentConnection } from './agent-keys';
 
-/** `GET …/agents/{id}/schemas`: the input schema the run form is built from. */
+/**
+ * `GET …/agents/{id}/schemas`: the input schema the run form is built from. On the platform
+ * API it asks for the agent's tools too (`include_tools=true`), so one read gives the form and
+ * the tools; the client API's read has no such parameter.
+ */
 export function agentSchemasQueryOptions(connection: AgentConnection, flavour: Flavour, id: string) {
   return queryOptions({
     queryKey: agentKeys.schemas(connection, flavour, id),
-    queryFn: async ({ signal }) => (await apiRequest<AgentSchemas>(connection, `${agentsBase(flavour)}/${encodeURIComponent(id)}/schemas`, { signal })).data,
+    queryFn: async ({ signal }) =>
+      (await apiRequest<AgentSchemas>(connection, `${agentsBase(flavour)}/${encodeURIComponent(id)}/schemas${flavour === 'platform' ? '?include_tools=true' : ''}`, { signal })).data,
     staleTime: 60_000,
     enabled: !connection.problem && id !== '',
   });
@@ -16,4 +21,9 @@ export function agentSchemasQueryOptions(connection: AgentConnection, flavour: F
 
 export function useAgentSchemas(connection: AgentConnection, flavour: Flavour, id: string) {
   return useQuery(agentSchemasQueryOptions(connection, flavour, id));
+}
+
+/** The agent's tools, from the platform API's schema read, whichever API its runs go to: the same query as the form's on the platform API. */
+export function useAgentTools(connection: AgentConnection, id: string) {
+  return useQuery(agentSchemasQueryOptions(connection, 'platform', id));
 }

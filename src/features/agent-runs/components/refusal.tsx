@@ -1,31 +1,26 @@
 import { isProblemDetail } from '../../../contract/problem';
+import { toolSuggestionsOf } from '../../../contract/tool-servers';
 import type { ApiError } from '../../../lib/api-client';
 import { ErrorDetails } from '../../../components/error-details';
 import { InstanceLink } from '../../../components/instance-link';
 import { asksForDurableRun } from '../model/durable-words';
-
-interface Suggestion {
-  tool: string;
-  server: string;
-}
-
-function suggestionsOf(body: unknown): Suggestion[] {
-  if (typeof body !== 'object' || body === null) return [];
-  const b = body as Record<string, unknown>;
-  const list = (b.authenticationSuggestions ?? b.authentication_suggestions) as Record<string, unknown>[] | undefined;
-  if (!Array.isArray(list)) return [];
-  return list.map((s) => ({
-    tool: String(s.toolDisplayName ?? s.toolName ?? s.tool_name ?? 'a tool'),
-    server: String(s.serverId ?? s.server_id ?? ''),
-  }));
-}
+import { ToolAuthorization } from './tool-authorization';
 
 function fieldErrorsOf(body: unknown): { pointer: string; detail: string }[] {
   return isProblemDetail(body) && Array.isArray(body.errors) ? body.errors : [];
 }
 
-/** Why a run was refused before it started, in the API's terms. The form keeps its values. */
-export function Refusal({ error, onRunAsDurable }: { error: ApiError; onRunAsDurable?: () => void }) {
+/**
+ * Why a run was refused before it started, in the API's terms. The form keeps its values. A
+ * refusal for unauthorized tools offers to authorize each, then to run the same request again.
+ */
+export function Refusal({ error, onRunAsDurable, onRunAgain, runAgainBlockedWhy, sentWith }: {
+  error: ApiError;
+  onRunAsDurable?: () => void;
+  onRunAgain?: () => void;
+  runAgainBlockedWhy?: string;
+  sentWith?: { profileId?: string; profileLabel: string };
+}) {
   const retryAfter = error.header('retry-after');
   let advice: string;
   switch (error.status) {
@@ -50,8 +45,7 @@ export function Refusal({ error, onRunAsDurable }: { error: ApiError; onRunAsDur
       advice = asksForDurableRun(error) ? '' : 'The run conflicts with the agent’s current state; wait for other runs to finish and try again.';
       break;
     case 422:
-      advice =
-        'The agent uses tools you have not authorized yet. Authorizing is done by the person the token acts for, in the instance’s own web app (the tool’s connection or sign-in page there), not through this API; then run again.';
+      advice = 'The agent uses tools you have not authorized yet. Authorize each tool server below, then run again.';
       break;
     case 429:
       advice = `Too many requests.${retryAfter ? ` The service asks to wait ${retryAfter} s (Retry-After).` : ''}`;
@@ -59,60 +53,52 @@ export function Refusal({ error, onRunAsDurable }: { error: ApiError; onRunAsDur
     default:
       advice = error.status >= 500 ? 'The service failed. Running again may work; quote the request id if you report it.' : '';
   }
-  const tools = suggestionsOf(error.body);
+  const tools = toolSuggestionsOf(error.body);
   const documentation = isProblemDetail(error.body) && typeof error.body.documentation_url === 'string' ? error.body.documentation_url : undefined;
   const fields = fieldErrorsOf(error.body);
   return (
-    <div className="error-panel" role="alert">
-      <h3>{error.status ? `${error.status} ${error.title}` : error.title}</h3>
-      <p>{error.detail}</p>
-      {advice && <p>{advice}</p>}
-      {onRunAsDurable && asksForDurableRun(error) && (
-        <p>
-          {/* The service's detail above already says why; this says what to do. */}
-          <button type="button" className="primary" onClick={onRunAsDurable}>
-            Run as durable
-          </button>{' '}
-          <span className="hint">Sends the same input once more, as a durable run on the current API.</span>
-        </p>
-      )}
-      {fields.length > 0 && (
-        <ul>
-          {fields.map((f) => (
-            <li key={f.pointer}>
-              <code>{f.pointer}</code>: {f.detail}
-            </li>
-          ))}
-        </ul>
-      )}
-      {tools.length > 0 && (
-        <>
-          <p>Tools to authorize:</p>
+    <>
+      <div className="error-panel" role="alert">
+        <h3>{error.status ? `${error.status} ${error.title}` : error.title}</h3>
+        <p>{error.detail}</p>
+        {advice && <p>{advice}</p>}
+        {onRunAsDurable && asksForDurableRun(error) && (
+          <p>
+            {/* The service's detail above already says why; this says what to do. */}
+            <button type="button" className="primary" onClick={onRunAsDurable}>
+              Run as durable
+            </button>{' '}
+            <span className="hint">Sends the same input once more, as a durable run on the current API.</span>
+          </p>
+        )}
+        {fields.length > 0 && (
           <ul>
-            {tools.map((t) => (
-              <li key={t.server + t.tool}>
-                {t.tool} {t.server && <span className="muted">(server <code>{t.server}</code>)</span>}
+            {fields.map((f) => (
+              <li key={f.pointer}>
+                <code>{f.pointer}</code>: {f.detail}
               </li>
             ))}
           </ul>
-        </>
-      )}
-      {error.code && (
-        <p className="muted">
-          Code <code>{error.code}</code>
-        </p>
-      )}
-      {documentation && (
-        <p>
-          <InstanceLink href={documentation}>Documentation for this error</InstanceLink>
-        </p>
-      )}
-      {error.requestId && (
-        <p className="muted">
-          Request id <code>{error.requestId}</code>
-        </p>
-      )}
-      <ErrorDetails error={error} />
-    </div>
+        )}
+        {error.code && (
+          <p className="muted">
+            Code <code>{error.code}</code>
+          </p>
+        )}
+        {documentation && (
+          <p>
+            <InstanceLink href={documentation}>Documentation for this error</InstanceLink>
+          </p>
+        )}
+        {error.requestId && (
+          <p className="muted">
+            Request id <code>{error.requestId}</code>
+          </p>
+        )}
+        <ErrorDetails error={error} />
+      </div>
+      {/* Outside the alert: its statuses change as they are read, and an alert is read out whole at each change. */}
+      {tools.length > 0 && <ToolAuthorization error={error} onRunAgain={onRunAgain} runAgainBlockedWhy={runAgainBlockedWhy} sentWith={sentWith} />}
+    </>
   );
 }

@@ -9,6 +9,7 @@ import type { RunParts, RunRequest } from '../model/run-request';
 import type { RunSettings } from '../model/run-settings';
 import type { RunAgent } from '../model/use-run-agent';
 import { AgentHead } from './agent-head';
+import { AgentTools } from './agent-tools';
 import { AgentPicker } from './agent-picker';
 import { DeprecationBanner } from './deprecation-banner';
 import { LoadedNotice } from './loaded-notice';
@@ -66,6 +67,7 @@ export function RequestSide({ connection, agentId, agent, settings, onSettings, 
       {agentId && !agent.unknown && (
         <>
           <AgentHead agentId={agentId} name={agent.name} agent={agent.agent.data} />
+          <AgentTools connection={connection} agentId={agentId} settings={settings} onSettings={onSettings} />
           {loaded && <LoadedNotice loaded={loaded} profileId={connection.profileId} profileLabel={connection.profileLabel} />}
           <RunOptions settings={settings} onChange={onSettings} />
           {settings.flavour === 'legacy' && (

@@ -39,7 +39,7 @@ function RunIdentity({ run }: { run: RunRecord }) {
  * (the one in flight, or the last one) answered, whatever its kind. Run submits the request
  * side's form. Everything shown of a run is keyed by the run, so nothing opened in one shows in the next.
  */
-export function ResponsePanel({ run, stoppable = false, idleText, body, formId, runLabel, canRun, cannotRunWhy, onStop, onRunAsDurable, statusRef }: {
+export function ResponsePanel({ run, stoppable = false, idleText, body, formId, runLabel, canRun, cannotRunWhy, onStop, onRunAsDurable, onRunAgain, runAgainBlockedWhy, statusRef }: {
   run: RunRecord | undefined;
   /** A run is in flight, whether or not it is the one shown (a conversation's other branch): Stop stops it. */
   stoppable?: boolean;
@@ -54,6 +54,9 @@ export function ResponsePanel({ run, stoppable = false, idleText, body, formId, 
   onStop(): void;
   /** Sends the refused run's input again as a durable run (when the refusal asks for one). */
   onRunAsDurable?(run: RunRecord): void;
+  /** Sends the refused run's request again, as it was (once its tools are authorized). */
+  onRunAgain?(run: RunRecord): void;
+  runAgainBlockedWhy?: string;
   statusRef: Ref<HTMLSpanElement>;
 }) {
   const status = run?.state.status ?? 'idle';
@@ -89,7 +92,7 @@ export function ResponsePanel({ run, stoppable = false, idleText, body, formId, 
         (run && (
           <div className="response-body" key={run.id}>
             <RunIdentity run={run} />
-            <RunBody run={run} onRunAsDurable={onRunAsDurable} />
+            <RunBody run={run} onRunAsDurable={onRunAsDurable} onRunAgain={onRunAgain} runAgainBlockedWhy={runAgainBlockedWhy} />
             {isTerminal(status) && !run.request.thread && partsOf(run.request).messages === undefined && (
               <p className="hint">
                 {run.request.agentName ?? run.request.agentId} takes an input form, not a conversation: there is nothing to reply to. Change the form and run

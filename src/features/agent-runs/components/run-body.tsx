@@ -20,11 +20,26 @@ function chartEnd(run: RunRecord): number {
  * and timeline, the wait's answer, or the durable run as the service keeps it (approvals and
  * cancel included). The caller keys it by the run, so nothing opened in one shows in the next.
  */
-export function RunBody({ run, onRunAsDurable, level = 3 }: { run: RunRecord; onRunAsDurable?(run: RunRecord): void; level?: 2 | 3 }) {
+export function RunBody({ run, onRunAsDurable, onRunAgain, runAgainBlockedWhy, level = 3 }: {
+  run: RunRecord;
+  onRunAsDurable?(run: RunRecord): void;
+  /** Sends the run's request once more (after its tools were authorized). */
+  onRunAgain?(run: RunRecord): void;
+  runAgainBlockedWhy?: string;
+  level?: 2 | 3;
+}) {
   const { status } = run.state;
   return (
     <>
-      {run.state.refusal && <Refusal error={run.state.refusal} onRunAsDurable={onRunAsDurable && (() => onRunAsDurable(run))} />}
+      {run.state.refusal && (
+        <Refusal
+          error={run.state.refusal}
+          onRunAsDurable={onRunAsDurable && (() => onRunAsDurable(run))}
+          onRunAgain={onRunAgain && (() => onRunAgain(run))}
+          runAgainBlockedWhy={runAgainBlockedWhy}
+          sentWith={run.target}
+        />
+      )}
       {run.state.failure && !run.state.durable && <FailurePanel failure={run.state.failure} />}
       {status === 'interrupted' && (
         <div className="warning" role="alert">

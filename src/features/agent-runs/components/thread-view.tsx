@@ -1,16 +1,19 @@
 import { useId, useState, type KeyboardEvent } from 'react';
 import { Link } from 'react-router';
 import type { Message } from '../../../contract/agents';
+import { toolSuggestionsOf } from '../../../contract/tool-servers';
 import { ResponseSummary } from '../../../components/response-meta';
 import { SpecBadge } from '../../../components/spec-badge';
 import { formatBytes, formatCount } from '../../../lib/format';
 import { runDetails, type HistoryDetails } from '../model/history';
+import { refusalError } from '../model/history-entry';
 import { isTerminal, statusText, statusTone, type RunStatus } from '../model/run-machine';
 import type { RunRecord } from '../model/run-record';
 import { useRunStore } from '../model/run-store-context';
 import { useFigures } from '../model/use-history';
 import { branchOf, contextOf, newestLeafUnder, pathTo, questionOf, retryable, textOfMessage, type Thread, type Turn } from '../model/thread';
 import { RunBody } from './run-body';
+import { ToolAuthorization } from './tool-authorization';
 
 /** Text blocks run together as one paragraph (a stream sends a word per message); anything else is shown as its JSON. */
 function MessageBlocks({ messages }: { messages: readonly Message[] }) {
@@ -191,6 +194,10 @@ function TurnItem({ thread, turn, last, actions, onBranch }: { thread: Thread; t
   const branch = branchOf(thread, turn);
   const context = turn.request.thread?.parentId && thread.turns.some((t) => t.id === turn.request.thread?.parentId) ? [] : contextOf(turn.request);
   const go = (i: number) => onBranch(newestLeafUnder(thread, branch.siblings[i]!).id);
+  // Run again, after a refusal for unauthorized tools: the turn's own messages once more, as a retry does.
+  const runAgain = actions.readOnly ? undefined : () => actions.onRetry(turn);
+  const runAgainBlockedWhy = actions.canSend ? undefined : actions.cannotSendWhy;
+  const refusedForTools = turn.refusal !== undefined && toolSuggestionsOf(turn.refusal.body).length > 0;
   return (
     <li className="turn" aria-label={`Turn: ${questionOf(turn.request).slice(0, 60)}`}>
       <div className="turn-user">
@@ -251,7 +258,7 @@ function TurnItem({ thread, turn, last, actions, onBranch }: { thread: Thread; t
           <div className="response-body" key={record.id}>
             {/* A stream whose full log was let go (another run was shown since) keeps only its answer. */}
             {!record.log && !record.answer && !record.runId && answerOf(turn)}
-            <RunBody run={record} onRunAsDurable={actions.onRunAsDurable} />
+            <RunBody run={record} onRunAsDurable={actions.onRunAsDurable} onRunAgain={runAgain} runAgainBlockedWhy={runAgainBlockedWhy} />
           </div>
         ) : (
           <>
@@ -262,6 +269,10 @@ function TurnItem({ thread, turn, last, actions, onBranch }: { thread: Thread; t
               </p>
             )}
             {turn.problem && !turn.failure && <p className="error">{turn.problem}</p>}
+            {/* A turn refused for its tools, read back from history (after the consent page brought the browser back): authorize, then run it again. */}
+            {last && refusedForTools && (
+              <ToolAuthorization error={refusalError(turn.refusal!)} onRunAgain={runAgain && (() => runAgain())} runAgainBlockedWhy={runAgainBlockedWhy} sentWith={turn.target} />
+            )}
             <details>
               <summary>Events, timeline and raw answer</summary>
               {/* A stream whose full log was let go (it keeps a summary) has its events in history only. */}
@@ -275,7 +286,8 @@ function TurnItem({ thread, turn, last, actions, onBranch }: { thread: Thread; t
             </details>
           </>
         )}
-        {retryable(turn) && !actions.readOnly && (
+        {/* A refusal for tools has its own Run again, beside the servers to authorize. */}
+        {retryable(turn) && !actions.readOnly && !refusedForTools && (
           <p className="toolbar">
             <button type="button" disabled={!actions.canSend} onClick={() => actions.onRetry(turn)}>
               Retry this turn

@@ -30,19 +30,22 @@ export function loadRunSettings(agentId: string): RunSettings {
 
 export interface RunSettingsState {
   settingsOf(agentId: string): RunSettings;
+  /** Whether the user chose how this agent runs (in this browser): else the page may pick a default that fits the agent. */
+  chosen(agentId: string): boolean;
   update(agentId: string, patch: Partial<RunSettings>): void;
 }
 
 export function useRunSettings(): RunSettingsState {
   const [changed, setChanged] = useState<Record<string, RunSettings>>({});
   const settingsOf = (agentId: string) => changed[agentId] ?? loadRunSettings(agentId);
+  const chosen = (agentId: string) => changed[agentId] !== undefined || local.get<unknown>(keyOf(agentId), null) !== null;
   const update = (agentId: string, patch: Partial<RunSettings>) =>
     setChanged((all) => {
       const next = normalized({ ...(all[agentId] ?? loadRunSettings(agentId)), ...patch });
       local.set(keyOf(agentId), next);
       return { ...all, [agentId]: next };
     });
-  return { settingsOf, update };
+  return { settingsOf, chosen, update };
 }
 
 /** The timeout the settings ask for, in ms; undefined when none or not a positive number. */

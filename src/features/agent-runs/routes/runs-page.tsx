@@ -18,6 +18,9 @@ import { useRunStore, useRuns } from '../model/run-store-context';
 import { newThreadId, threadPath } from '../model/thread';
 import { useRunAgent } from '../model/use-run-agent';
 import { useLastRunOf } from '../model/use-history';
+import { useAgentTools } from '../api/agent-schemas';
+import { ConsentReturnNotice, useConsentReturn } from '../components/consent-return';
+import { approvalOutlook } from '../model/tool-auth';
 
 const RUN_LABEL = { stream: 'Run and stream', wait: 'Run and wait', durable: 'Start durable run' } as const;
 
@@ -34,8 +37,14 @@ export function RunsPage() {
   const connections = useConnections();
   const store = useRunStore();
   const { runs, opened, active } = useRuns();
-  const { settingsOf, update } = useRunSettings();
-  const settings = settingsOf(agentId);
+  const { settingsOf, chosen, update } = useRunSettings();
+  // An agent whose tools may ask for approval starts in Durable mode, the one that can wait for
+  // a decision, unless its mode was chosen here before (the page then offers Durable instead).
+  const tools = useAgentTools(connection, agentId);
+  const saved = settingsOf(agentId);
+  const settings =
+    !chosen(agentId) && saved.flavour === 'platform' && approvalOutlook(tools.data?.tools).kind === 'may' ? { ...saved, mode: 'durable' as const } : saved;
+  const consentReturn = useConsentReturn();
   const agent = useRunAgent(connection, settings.flavour, agentId);
   const formId = useId();
   const statusRef = useRef<HTMLSpanElement>(null);
@@ -116,6 +125,15 @@ export function RunsPage() {
     loadIntoForm(entry);
     navigate(`/runs/${encodeURIComponent(id)}`, { state: { loaded: loadedRunOf(entry) } });
   };
+  // After its tools were authorized: the refused run's own request once more, one POST.
+  const runAgain = (run: RunRecord) => void start(run.request);
+  const runAgainBlockedWhy = active
+    ? `A run of ${active.request.agentName ?? active.request.agentId} is in flight; stop it to run again.`
+    : connection.problem
+      ? `Profile ${connection.profileLabel} cannot send now: ${connection.problem}`
+      : !connection.token
+        ? `Profile ${connection.profileLabel} has no token: give one with agents.run in the connection panel.`
+        : undefined;
   const runAsDurable = (run: RunRecord) => {
     const { agentId: id, agentName, thread } = run.request;
     update(id, { flavour: 'platform', mode: 'durable' });
@@ -151,7 +169,8 @@ export function RunsPage() {
           agentId={agentId}
           agent={agent}
           settings={settings}
-          onSettings={(patch) => update(agentId, patch)}
+          // The settings shown, default mode included, are what a change keeps.
+          onSettings={(patch) => update(agentId, { ...settings, ...patch })}
           formId={formId}
           formKey={loaded ? location.key : 'saved'}
           latest={latest}
@@ -168,6 +187,7 @@ export function RunsPage() {
         />
       </section>
       <section className="response-side" aria-label="Response">
+        {consentReturn.result && <ConsentReturnNotice result={consentReturn.result} onDismiss={consentReturn.dismiss} />}
         <ResponsePanel
           run={headRun}
           // A run in flight on a branch not shown can still be stopped from here.
@@ -192,6 +212,8 @@ export function RunsPage() {
           cannotRunWhy={cannotRunWhy}
           onStop={() => store.inFlight().forEach((r) => store.stop(r.id))}
           onRunAsDurable={active ? undefined : runAsDurable}
+          onRunAgain={runAgain}
+          runAgainBlockedWhy={runAgainBlockedWhy}
           statusRef={statusRef}
         />
         <OpenRunById agentId={agentId} />
