@@ -30,7 +30,7 @@ it('on Branch 1, the head shows Branch 1’s run, and on Branch 2 Branch 2’s',
   renderConsole('/runs/echo-assistant');
   await user.type(await screen.findByLabelText('Message 1 text'), 'Hi');
   await user.click(screen.getByRole('button', { name: 'Run and stream' }));
-  await waitFor(() => expect(leafMeta()).toMatch(/ · Done · /), { timeout: 5_000 });
+  await waitFor(() => expect(leafMeta()).toMatch(/ · Done · /), { timeout: 20_000 });
   const first = durationIn(leafMeta());
 
   // The question edited into a long one: a second branch whose run lasts several times longer
@@ -41,7 +41,7 @@ it('on Branch 1, the head shows Branch 1’s run, and on Branch 2 Branch 2’s',
   await user.type(editor, Array.from({ length: 60 }, (_, i) => `word${i}`).join(' '));
   await user.click(within(runRegion()).getByRole('button', { name: 'Send as a new branch' }));
   await within(runRegion()).findByText('Branch 2 of 2');
-  await waitFor(() => expect(leafMeta()).toMatch(/ · Done · /), { timeout: 10_000 });
+  await waitFor(() => expect(leafMeta()).toMatch(/ · Done · /), { timeout: 20_000 });
   const second = durationIn(leafMeta());
   expect(second).not.toBe(first);
   await waitFor(() => expect(headDuration()).toBe(second));
@@ -63,7 +63,7 @@ it('looking at Branch 1 while Branch 2’s run streams, the head tells Branch 1�
   renderConsole('/runs/slow-storyteller');
   await user.type(await screen.findByLabelText('Message 1 text'), 'A story');
   await user.click(screen.getByRole('button', { name: 'Run and stream' }));
-  await waitFor(() => expect(leafMeta()).toMatch(/ · Streaming… /), { timeout: 5_000 });
+  await waitFor(() => expect(leafMeta()).toMatch(/ · Streaming… /), { timeout: 20_000 });
   await user.click(within(head() as HTMLElement).getByRole('button', { name: 'Stop' }));
   await waitFor(() => expect(leafMeta()).toMatch(/ · Stopped · /));
 
@@ -73,7 +73,7 @@ it('looking at Branch 1 while Branch 2’s run streams, the head tells Branch 1�
   await user.type(editor, 'Another story');
   await user.click(within(runRegion()).getByRole('button', { name: 'Send as a new branch' }));
   await within(runRegion()).findByText('Branch 2 of 2');
-  await waitFor(() => expect(leafMeta()).toMatch(/ · Streaming… /), { timeout: 5_000 });
+  await waitFor(() => expect(leafMeta()).toMatch(/ · Streaming… /), { timeout: 20_000 });
 
   await user.click(within(runRegion()).getByRole('button', { name: 'Previous branch' }));
   await within(runRegion()).findByText('Branch 1 of 2');

@@ -51,7 +51,7 @@ it('on a phone, both runs are titled by their agent’s name and no word is brok
   await user.type(screen.getByLabelText('Agent id for B'), 'flaky-reporter');
   await user.click(screen.getByRole('button', { name: 'Run on both' }));
   await screen.findByRole('heading', { level: 1, name: 'Compare two runs' });
-  await waitFor(() => expect(screen.getByRole('status', { name: 'Verdict' }).textContent).toMatch(/The answers differ/), { timeout: 10_000 });
+  await waitFor(() => expect(screen.getByRole('status', { name: 'Verdict' }).textContent).toMatch(/The answers differ/), { timeout: 20_000 });
 
   expect(within(screen.getByRole('region', { name: 'Run A' })).getByRole('heading', { level: 3 }).textContent).toBe('A: Echo Assistant');
   await waitFor(() => expect(within(screen.getByRole('region', { name: 'Run B' })).getByRole('heading', { level: 3 }).textContent).toBe('B: Flaky Reporter'));

@@ -42,7 +42,7 @@ async function firstTurn(u: User, text: string, agent = 'echo-assistant') {
 }
 
 async function reply(u: User, text: string, keyboard = false) {
-  const box = await within(runRegion()).findByLabelText(/^Reply to /, {}, { timeout: 5_000 });
+  const box = await within(runRegion()).findByLabelText(/^Reply to /, {}, { timeout: 20_000 });
   await waitFor(() => expect(box.getAttribute('aria-describedby')).toBeTruthy());
   await u.type(box, text);
   if (keyboard) await u.keyboard('{Control>}{Enter}{/Control}');
@@ -57,10 +57,10 @@ it('each turn sends the last request’s messages, the answer as received and th
   const u = userEvent.setup();
   const before = (await servicePosts()).length;
   await firstTurn(u, 'first');
-  await waitFor(() => expect(lastTurnStatus()).toBe('Done'), { timeout: 5_000 });
+  await waitFor(() => expect(lastTurnStatus()).toBe('Done'), { timeout: 20_000 });
   await reply(u, 'second', true);
   await waitFor(() => expect(turnItems()).toHaveLength(2));
-  await waitFor(() => expect(lastTurnStatus()).toBe('Done'), { timeout: 5_000 });
+  await waitFor(() => expect(lastTurnStatus()).toBe('Done'), { timeout: 20_000 });
 
   // The third turn is sent waiting for one answer: API and mode can change from turn to turn.
   await u.selectOptions(within(runRegion()).getByLabelText('Answer'), 'wait');
@@ -69,7 +69,7 @@ it('each turn sends the last request’s messages, the answer as received and th
   const preview = JSON.parse(within(runRegion()).getByLabelText('Reply request body').textContent!) as { messages: Message[]; stream: boolean };
   await u.click(within(runRegion()).getByRole('button', { name: 'Send reply' }));
   await waitFor(() => expect(turnItems()).toHaveLength(3));
-  await waitFor(() => expect(lastTurnStatus()).toBe('Done'), { timeout: 5_000 });
+  await waitFor(() => expect(lastTurnStatus()).toBe('Done'), { timeout: 20_000 });
 
   const sent = (await postsAfter(before)).map((p) => p.messages);
   const turn2 = [user('first'), ...answer('first'), user('second')];
@@ -85,7 +85,7 @@ it('each turn sends the last request’s messages, the answer as received and th
   await u.selectOptions(within(runRegion()).getByLabelText('API'), 'legacy');
   await reply(u, 'fourth');
   await waitFor(() => expect(turnItems()).toHaveLength(4));
-  await waitFor(() => expect(lastTurnStatus()).toBe('Done'), { timeout: 5_000 });
+  await waitFor(() => expect(lastTurnStatus()).toBe('Done'), { timeout: 20_000 });
   const posts = await postsAfter(before);
   expect(posts[3]).toMatchObject({ path: '/rest/api/v1/agents/runs/wait', messages: [...turn3, ...ai([echoWords('third').join('')]), user('fourth')] });
 });
@@ -102,7 +102,7 @@ it('a conversation carried on after a stream turn sends the same messages as aft
     await u.clear(box);
     await u.type(box, 'same question');
     await u.click(screen.getByRole('button', { name: mode === 'stream' ? 'Run and stream' : 'Run and wait' }));
-    await waitFor(() => expect(lastTurnStatus()).toBe('Done'), { timeout: 5_000 });
+    await waitFor(() => expect(lastTurnStatus()).toBe('Done'), { timeout: 20_000 });
     const before = (await servicePosts()).length;
     await reply(u, 'and then?');
     await waitFor(async () => expect(await postsAfter(before)).toHaveLength(1));
@@ -119,10 +119,10 @@ it('an edited earlier question starts a new branch from that point; the old bran
   freshBrowser(DEMO.agents);
   const u = userEvent.setup();
   await firstTurn(u, 'one');
-  await waitFor(() => expect(lastTurnStatus()).toBe('Done'), { timeout: 5_000 });
+  await waitFor(() => expect(lastTurnStatus()).toBe('Done'), { timeout: 20_000 });
   await reply(u, 'two');
   await waitFor(() => expect(turnItems()).toHaveLength(2));
-  await waitFor(() => expect(lastTurnStatus()).toBe('Done'), { timeout: 5_000 });
+  await waitFor(() => expect(lastTurnStatus()).toBe('Done'), { timeout: 20_000 });
   const before = (await servicePosts()).length;
 
   const second = turnItems()[1]!;
@@ -132,8 +132,8 @@ it('an edited earlier question starts a new branch from that point; the old bran
   await u.type(editor, 'two, said better');
   await u.click(within(second).getByRole('button', { name: 'Send as a new branch' }));
   // The new branch's own answer (the old turn was Done too): it echoes the edited question.
-  await waitFor(() => expect(turns().textContent).toMatch(/You asked: "two, said better"/), { timeout: 5_000 });
-  await waitFor(() => expect(lastTurnStatus()).toBe('Done'), { timeout: 5_000 });
+  await waitFor(() => expect(turns().textContent).toMatch(/You asked: "two, said better"/), { timeout: 20_000 });
+  await waitFor(() => expect(lastTurnStatus()).toBe('Done'), { timeout: 20_000 });
 
   const [edited] = (await postsAfter(before)).map((p) => p.messages);
   expect(edited).toEqual([user('one'), ...answer('one'), user('two, said better')]);
@@ -151,14 +151,14 @@ it('a failed turn is shown in place and retried with the same messages; the repl
   const u = userEvent.setup();
   const before = (await servicePosts()).length;
   await firstTurn(u, 'report please', 'flaky-reporter');
-  await waitFor(() => expect(lastTurnStatus()).toBe('Failed'), { timeout: 5_000 });
+  await waitFor(() => expect(lastTurnStatus()).toBe('Failed'), { timeout: 20_000 });
   expect(runRegion().textContent).toMatch(/Spend Limit Exceeded/);
   expect(within(runRegion()).getByRole<HTMLButtonElement>('button', { name: 'Send reply' }).disabled).toBe(true);
   expect(runRegion().textContent).toMatch(/did not answer: retry it, or edit its question/);
 
   await u.click(within(runRegion()).getByRole('button', { name: 'Retry this turn' }));
   await waitFor(() => expect(within(turns()).getByRole('group', { name: 'Branches at this turn' }).textContent).toMatch(/Branch 2 of 2/));
-  await waitFor(() => expect(lastTurnStatus()).toBe('Failed'), { timeout: 5_000 });
+  await waitFor(() => expect(lastTurnStatus()).toBe('Failed'), { timeout: 20_000 });
   const [first, retried] = (await postsAfter(before)).map((p) => p.messages);
   expect(first).toEqual([user('report please')]);
   expect(retried).toEqual(first);
@@ -171,9 +171,9 @@ it('a durable turn paused for approval is approved inside the thread, in one cli
   await u.click(await screen.findByRole('radio', { name: /Durable/ }));
   await u.type(await screen.findByLabelText('Message 1 text'), 'File my receipts');
   await startRun(u, screen.getByRole('button', { name: 'Start durable run' }));
-  const approve = await within(turns()).findByRole('button', { name: 'Approve' }, { timeout: 5_000 });
+  const approve = await within(turns()).findByRole('button', { name: 'Approve' }, { timeout: 20_000 });
   await u.click(approve);
-  await waitFor(() => expect(lastTurnStatus()).toBe('Succeeded'), { timeout: 5_000 });
+  await waitFor(() => expect(lastTurnStatus()).toBe('Succeeded'), { timeout: 20_000 });
   expect(within(turns()).getByRole('list', { name: 'States seen' }).textContent).toMatch(/You approved “Submit expense report”/);
 
   const before = (await servicePosts()).length;
@@ -195,7 +195,7 @@ it('an input-form agent keeps its form and says why there is no reply box', asyn
   await u.type(await screen.findByLabelText(/^Topic/), 'Leave');
   await u.selectOptions(screen.getByLabelText(/^Region/), 'emea');
   await startRun(u, screen.getByRole('button', { name: 'Run and stream' }));
-  await waitFor(() => expect(within(runRegion()).getAllByRole('status')[0]!.textContent).toBe('Done'), { timeout: 5_000 });
+  await waitFor(() => expect(within(runRegion()).getAllByRole('status')[0]!.textContent).toBe('Done'), { timeout: 20_000 });
   expect(within(runRegion()).queryByLabelText(/^Reply to /)).toBeNull();
   expect(runRegion().textContent).toMatch(/takes an input form, not a conversation/);
 });
@@ -204,7 +204,7 @@ it('with the profile’s token cleared, the reply box says why nothing can be se
   freshBrowser(DEMO.agents);
   const u = userEvent.setup();
   await firstTurn(u, 'before the token goes');
-  await waitFor(() => expect(lastTurnStatus()).toBe('Done'), { timeout: 5_000 });
+  await waitFor(() => expect(lastTurnStatus()).toBe('Done'), { timeout: 20_000 });
   const before = (await servicePosts()).length;
   await u.click(screen.getByRole('button', { name: 'Clear' }));
   const box = await within(runRegion()).findByLabelText(/^Reply to /);

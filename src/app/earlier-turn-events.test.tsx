@@ -27,11 +27,11 @@ it('the first turn’s events can still be seen once the second turn has been se
   renderConsole('/runs/echo-assistant');
   await u.type(await screen.findByLabelText('Message 1 text'), 'first');
   await startRun(u, screen.getByRole('button', { name: 'Run and stream' }));
-  await waitFor(() => expect(lastTurnStatus()).toBe('Done'), { timeout: 5_000 });
+  await waitFor(() => expect(lastTurnStatus()).toBe('Done'), { timeout: 20_000 });
   await u.type(await within(runRegion()).findByLabelText(/^Reply to /), 'second');
   await u.click(within(runRegion()).getByRole('button', { name: 'Send reply' }));
   await waitFor(() => expect(turnItems()).toHaveLength(2));
-  await waitFor(() => expect(lastTurnStatus()).toBe('Done'), { timeout: 5_000 });
+  await waitFor(() => expect(lastTurnStatus()).toBe('Done'), { timeout: 20_000 });
 
   const first = turnItems()[0]!;
   // The first turn streamed events (its head says how many); its details offer them.

@@ -57,7 +57,7 @@ async function startStory(user: User): Promise<SandboxRun> {
 
 /** The service saw that run end because this browser closed it. */
 async function expectStopped(run: SandboxRun) {
-  await waitFor(async () => expect((await sandboxRuns()).find((r) => r.requestId === run.requestId)?.outcome).toBe('client-closed'), { timeout: 5_000 });
+  await waitFor(async () => expect((await sandboxRuns()).find((r) => r.requestId === run.requestId)?.outcome).toBe('client-closed'), { timeout: 20_000 });
   await waitFor(() => expect(headStatus().textContent).toBe('Stopped'));
 }
 

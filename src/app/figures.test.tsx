@@ -74,9 +74,9 @@ it('a durable turn’s duration is the one its own page says', async () => {
   await user.click(await screen.findByRole('radio', { name: /Durable/ }));
   await ask(user, 'Export the rows');
   await user.click(screen.getByRole('button', { name: 'Start durable run' }));
-  await waitFor(() => expect(turnHead()).toMatch(/· Failed ·/), { timeout: 8_000 });
+  await waitFor(() => expect(turnHead()).toMatch(/· Failed ·/), { timeout: 20_000 });
   const ms = /· ([\d,\u202f ]+) ms/.exec(turnHead())![1]!;
   await user.click(within(runRegion()).getByRole('link', { name: 'Open the run’s own page' }));
-  const took = await screen.findByText(/^Took [\d,\u202f ]+ ms/, {}, { timeout: 5_000 });
+  const took = await screen.findByText(/^Took [\d,\u202f ]+ ms/, {}, { timeout: 20_000 });
   expect(digits(took.textContent!.split(' ms')[0]!)).toBe(digits(ms));
 });

@@ -34,7 +34,7 @@ it('back on the runs page while A of a pair still streams, Stop is offered (it s
   await user.type(await screen.findByLabelText('Message 1 text'), 'A story');
   await runOnBothWithAgent(user, 'echo-assistant');
   // B (the echo assistant) ends in about half a second; A (the slow storyteller) goes on for many seconds.
-  await waitFor(() => expect(within(screen.getByRole('region', { name: 'Run B' })).getByText('Done')).toBeTruthy(), { timeout: 8_000 });
+  await waitFor(() => expect(within(screen.getByRole('region', { name: 'Run B' })).getByText('Done')).toBeTruthy(), { timeout: 20_000 });
   expect(within(screen.getByRole('region', { name: 'Run A' })).queryByText('Done')).toBeNull();
   await user.click(screen.getByRole('link', { name: 'Back to agent runs' }));
   // Back on A's agent, where the comparison was started.
@@ -58,7 +58,7 @@ it('a durable run compared with a stream is followed on the comparison page unti
   await user.click(screen.getByRole('button', { name: 'Run on both' }));
   await screen.findByRole('heading', { level: 1, name: 'Compare two runs' });
   // The echo assistant answers in well under a second, durable or not.
-  await waitFor(() => expect(verdict().textContent).toMatch(/The answers (match|differ)/), { timeout: 10_000 });
+  await waitFor(() => expect(verdict().textContent).toMatch(/The answers (match|differ)/), { timeout: 20_000 });
 });
 
 it('while a stream (A) and a wait (B) of a pair run, both are drawn on one time axis', async () => {
@@ -71,7 +71,7 @@ it('while a stream (A) and a wait (B) of a pair run, both are drawn on one time 
   await user.click(screen.getByRole('button', { name: 'Run on both' }));
   await screen.findByRole('heading', { level: 1, name: 'Compare two runs' });
   // A few of the storyteller's events (one every 400 ms) have arrived.
-  await waitFor(() => expect(within(screen.getByRole('region', { name: 'Run A' })).getByText(/Once upon a time, in/)).toBeTruthy(), { timeout: 8_000 });
+  await waitFor(() => expect(within(screen.getByRole('region', { name: 'Run A' })).getByText(/Once upon a time, in/)).toBeTruthy(), { timeout: 20_000 });
   const axisEnds = () => [...document.querySelectorAll('.comparison .run-chart .chart-axis span:last-child')].map((s) => s.textContent);
   const ends = axisEnds();
   expect(ends).toHaveLength(2);
@@ -100,7 +100,7 @@ it('B’s durable run, sent with another profile, is named with that profile rat
   const b = screen.getByRole('region', { name: 'Run B' });
   expect(within(b).getByText(/durable · profile Second token/)).toBeTruthy();
   // B is followed with its own token to its end, and compared.
-  await waitFor(() => expect(verdict().textContent).toMatch(/The answers match/), { timeout: 10_000 });
+  await waitFor(() => expect(verdict().textContent).toMatch(/The answers match/), { timeout: 20_000 });
   // Its page would read it with the current profile's token, which the service refuses: no link, but why.
   await waitFor(() => expect(within(b).getByText(/switch to that profile to open it/)).toBeTruthy());
   expect(within(b).queryByRole('link', { name: /^run_/ })).toBeNull();
@@ -122,5 +122,5 @@ it('a mode comparison from a stream: B (a wait) keeps the client timeout the use
   await user.click(screen.getByRole('button', { name: 'Run on both' }));
   await screen.findByRole('heading', { level: 1, name: 'Compare two runs' });
   // The storyteller's wait takes many seconds: with the 1 s timeout B is stopped well within 5 s.
-  await waitFor(() => expect(within(screen.getByRole('region', { name: 'Run B' })).getByText('Stopped')).toBeTruthy(), { timeout: 5_000 });
+  await waitFor(() => expect(within(screen.getByRole('region', { name: 'Run B' })).getByText('Stopped')).toBeTruthy(), { timeout: 20_000 });
 });

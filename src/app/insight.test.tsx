@@ -28,7 +28,7 @@ async function runForm(user: ReturnType<typeof userEvent.setup>, topic: string) 
   await user.type(field, topic);
   await user.selectOptions(screen.getByLabelText(/^Region/), 'emea');
   await startRun(user, screen.getByRole('button', { name: 'Run and stream' }));
-  await waitFor(() => expect(within(screen.getByRole('region', { name: 'Run' })).getAllByRole('status')[0]!.textContent).toBe('Done'), { timeout: 5_000 });
+  await waitFor(() => expect(within(screen.getByRole('region', { name: 'Run' })).getAllByRole('status')[0]!.textContent).toBe('Done'), { timeout: 20_000 });
 }
 
 it('the legacy banner runs the same input on both APIs, one POST each, shown live side by side; Stop both ends both, and then they are compared', async () => {
@@ -44,7 +44,7 @@ it('the legacy banner runs the same input on both APIs, one POST each, shown liv
   // Both stream at once: each side's answer grows before either ends.
   await waitFor(() => {
     for (const name of ['Run A', 'Run B']) expect(within(screen.getByRole('region', { name })).getByText(/Once upon/)).toBeTruthy();
-  }, { timeout: 5_000 });
+  }, { timeout: 20_000 });
   expect(sentLine()).toBe('A against B: legacy API against current API.');
   await user.click(within(verdict()).getByRole('button', { name: 'Stop both' }));
   await waitFor(() => expect(verdict().textContent).toMatch(/The answers (match|differ)/));

@@ -55,7 +55,7 @@ it('history tells a durable run’s real outcome: a run that failed at the servi
   await new Promise((r) => setTimeout(r, 2_500));
   await user.click(within(screen.getByRole('navigation', { name: 'Main' })).getByRole('link', { name: /Agent runs/ }));
   const row = await within(await screen.findByRole('region', { name: 'History' })).findByRole('listitem');
-  await waitFor(() => expect(row.querySelector('.status')!.textContent).toBe('Failed'), { timeout: 5_000 });
+  await waitFor(() => expect(row.querySelector('.status')!.textContent).toBe('Failed'), { timeout: 20_000 });
   expect(row.textContent).not.toMatch(/Done/);
   expect(row.textContent).toMatch(/profile Reference service/);
   expect(within(row).getByRole('link', { name: /^run_/ }).getAttribute('href')).toMatch(/^\/runs\/failing-job\/run_/);
@@ -117,7 +117,7 @@ it('switching profile while a cancel is in flight shows nothing of one token’s
   restore = network.restore;
   const user = userEvent.setup();
   renderConsole(`/runs/long-runner/${runId}`);
-  await waitFor(() => expect(screen.getByRole('status', { name: 'Run state' }).textContent).toBe('Running'), { timeout: 5_000 });
+  await waitFor(() => expect(screen.getByRole('status', { name: 'Run state' }).textContent).toBe('Running'), { timeout: 20_000 });
   await user.click(screen.getByRole('button', { name: 'Cancel run…' }));
   await user.click(screen.getByRole('button', { name: 'Yes, cancel the run' }));
   await user.selectOptions(screen.getByLabelText('Profile'), 'second');
@@ -162,10 +162,10 @@ it('a stream refused because the agent needs a durable run offers Run as durable
   await startRun(user, await screen.findByRole('button', { name: 'Run and stream' }));
   await waitFor(() => expect(headStatus().textContent).toBe('Refused'));
   await user.click(within(runRegion()).getByRole('button', { name: 'Run as durable' }));
-  await waitFor(() => expect(headStatus().textContent).toBe('Waiting for your approval'), { timeout: 5_000 });
+  await waitFor(() => expect(headStatus().textContent).toBe('Waiting for your approval'), { timeout: 20_000 });
   expect(screen.getByRole<HTMLInputElement>('radio', { name: /Durable/ }).checked).toBe(true);
   await user.click(within(runRegion()).getByRole('button', { name: 'Approve' }));
-  await waitFor(() => expect(headStatus().textContent).toBe('Succeeded'), { timeout: 5_000 });
+  await waitFor(() => expect(headStatus().textContent).toBe('Succeeded'), { timeout: 20_000 });
   const states = within(runRegion()).getByRole('list', { name: 'States seen' });
   expect(states.textContent).toMatch(/You approved “Submit expense report”/);
   // What was said while the run went on is gone once it ended.
@@ -264,7 +264,7 @@ it('another agent’s finished run is not shown under the agent chosen next; com
   renderConsole('/runs/echo-assistant');
   await say(user, 'hello');
   await startRun(user, screen.getByRole('button', { name: 'Run and stream' }));
-  await waitFor(() => expect(headStatus().textContent).toBe('Done'), { timeout: 5_000 });
+  await waitFor(() => expect(headStatus().textContent).toBe('Done'), { timeout: 20_000 });
   await user.type(screen.getByRole('combobox', { name: 'Agent' }), 'Slow');
   await user.click(await screen.findByRole('option', { name: /Slow Storyteller/ }));
   await screen.findByRole('heading', { name: /Slow Storyteller/ });

@@ -47,7 +47,7 @@ it('at 1440 px the timeline’s data column has room to read each event’s prev
   await user.clear(count);
   await user.type(count, '40');
   await user.click(screen.getByRole('button', { name: 'Run and stream' }));
-  await screen.findByText('Done', { selector: '[role=status]' }, { timeout: 10_000 });
+  await screen.findByText('Done', { selector: '[role=status]' }, { timeout: 20_000 });
   const timeline = await screen.findByLabelText('40 events');
   // The last row is on screen: the timeline follows the stream's end.
   const cells = [...timeline.querySelectorAll<HTMLElement>('.data-preview')];

@@ -121,7 +121,7 @@ describe('the SQLite file', () => {
   });
 });
 
-describe('the token command', { timeout: 30_000 }, () => {
+describe('the token command', { timeout: 60_000 }, () => {
   const tsx = join(ROOT, 'node_modules', '.bin', 'tsx');
   const cli = join(ROOT, 'src', 'service', 'cli.ts');
 

@@ -76,7 +76,7 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('npm run token against a service running --memory', { timeout: 30_000 }, () => {
+describe('npm run token against a service running --memory', { timeout: 60_000 }, () => {
   it('--url: the service mints the token, which it accepts at once; stdout is the token alone', async () => {
     const out = await token(['--scope', 'agents.run', '--url', base]);
     expect(out.code).toBe(0);

@@ -81,7 +81,7 @@ async function pollUntil(c: ReturnType<typeof client>, agentId: string, runId: s
   }
 }
 
-describe('durable runs with the official client', { timeout: 20_000 }, () => {
+describe('durable runs with the official client', { timeout: 60_000 }, () => {
   test('createRun DURABLE answers 201 with the run; getRun follows it to SUCCEEDED with Date timestamps', async () => {
     const c = client();
     const created = (await c.glean.agents.createRun({ messages: USER_HI, execution_mode: 'DURABLE' }, 'echo-assistant')) as PlatformAgentRunResponse;

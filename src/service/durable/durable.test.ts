@@ -31,7 +31,7 @@ function expectProblem(r: Reply, status: number, code: string, reason?: string):
   return r.json as { detail: string; errors?: { pointer: string }[] };
 }
 
-describe('creating a durable run', { timeout: 20_000 }, () => {
+describe('creating a durable run', { timeout: 60_000 }, () => {
   test('answers 201 at once with a QUEUED run and its deadline; the run then goes on by itself', async () => {
     const before = Date.now();
     const r = await api.create('echo-assistant');
@@ -89,7 +89,7 @@ describe('creating a durable run', { timeout: 20_000 }, () => {
   });
 });
 
-describe('reading a run', { timeout: 20_000 }, () => {
+describe('reading a run', { timeout: 60_000 }, () => {
   test('another token\'s run, another agent\'s run and an unknown run all answer 404', async () => {
     const id = await api.start('long-runner');
     expectRun(await api.get('long-runner', id));
@@ -131,7 +131,7 @@ describe('reading a run', { timeout: 20_000 }, () => {
   });
 });
 
-describe('tool approvals', { timeout: 20_000 }, () => {
+describe('tool approvals', { timeout: 60_000 }, () => {
   test('a single approval: APPROVE resumes the same run, which submits and succeeds', async () => {
     const id = await api.start('expense-filer');
     const paused = await api.state('expense-filer', id, 'REQUIRES_INPUT');
@@ -247,7 +247,7 @@ describe('tool approvals', { timeout: 20_000 }, () => {
   });
 });
 
-describe('cancellation', { timeout: 20_000 }, () => {
+describe('cancellation', { timeout: 60_000 }, () => {
   test('a running run goes CANCELLING, then CANCELLED; repeats answer the snapshot; its output stops', async () => {
     const id = await api.start('long-runner');
     await api.until('long-runner', id, (r) => outputTexts(r).length >= 2);
@@ -298,7 +298,7 @@ describe('cancellation', { timeout: 20_000 }, () => {
   });
 });
 
-describe('deadlines', { timeout: 20_000 }, () => {
+describe('deadlines', { timeout: 60_000 }, () => {
   const short = listeningService({ memory: true, rateLimitPerMinute: 0, durableTimeoutMs: 1500, durableGraceMs: 800 });
   const fast = durableClient(() => short.url, TOKENS.agents);
 
@@ -333,7 +333,7 @@ describe('deadlines', { timeout: 20_000 }, () => {
   });
 });
 
-describe('restarts', { timeout: 20_000 }, () => {
+describe('restarts', { timeout: 60_000 }, () => {
   test('an active run is not resumed after a restart and fails once overdue; a paused one can still be approved', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'durable-'));
     const options = { dataDir: dir, rateLimitPerMinute: 0, durableTimeoutMs: 4000, durableGraceMs: 300 };

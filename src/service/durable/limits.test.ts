@@ -10,7 +10,7 @@ import { listeningService, TOKENS } from '../test-http.ts';
 import { DurableRunStore } from './store.ts';
 import { durableClient, outputTexts, sleepMs, USER_HI } from './test-support.ts';
 
-describe('a terminal state is final', { timeout: 20_000 }, () => {
+describe('a terminal state is final', { timeout: 60_000 }, () => {
   // The long runner cleans up for 1 s after a cancellation: longer than its deadline and grace here.
   const server = listeningService({ memory: true, rateLimitPerMinute: 0, durableTimeoutMs: 600, durableGraceMs: 200 });
   const api = durableClient(() => server.url, TOKENS.agents);
@@ -39,7 +39,7 @@ describe('a terminal state is final', { timeout: 20_000 }, () => {
   });
 });
 
-describe('a token\'s durable runs not yet over are capped', { timeout: 20_000 }, () => {
+describe('a token\'s durable runs not yet over are capped', { timeout: 60_000 }, () => {
   // --max-runs 2: durable runs get a pool of that size of their own.
   const server = listeningService({ memory: true, rateLimitPerMinute: 0, maxRunsPerToken: 2 });
   const api = durableClient(() => server.url, TOKENS.agents);
@@ -77,7 +77,7 @@ describe('a token\'s durable runs not yet over are capped', { timeout: 20_000 },
   });
 });
 
-describe('ended runs are deleted after the retention period', { timeout: 20_000 }, () => {
+describe('ended runs are deleted after the retention period', { timeout: 60_000 }, () => {
   const server = listeningService({ memory: true, rateLimitPerMinute: 0, durableRetentionMs: 500 });
   const api = durableClient(() => server.url, TOKENS.agents);
 
@@ -109,7 +109,7 @@ describe('ended runs are deleted after the retention period', { timeout: 20_000 
   });
 });
 
-describe('a run\'s output is bounded', { timeout: 20_000 }, () => {
+describe('a run\'s output is bounded', { timeout: 60_000 }, () => {
   const server = listeningService({ memory: true, rateLimitPerMinute: 0, durableMaxOutputBytes: 10_000 });
   const api = durableClient(() => server.url, TOKENS.agents);
 
@@ -127,7 +127,7 @@ describe('a run\'s output is bounded', { timeout: 20_000 }, () => {
   });
 });
 
-describe('a poll', { timeout: 20_000 }, () => {
+describe('a poll', { timeout: 60_000 }, () => {
   const server = listeningService();
   const api = durableClient(() => server.url, TOKENS.agents);
   afterEach(() => vi.restoreAllMocks());

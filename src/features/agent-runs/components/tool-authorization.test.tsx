@@ -109,7 +109,7 @@ it('a status answer carries the spec lens’s verdict against the official clien
   const row = await screen.findByRole('listitem', { name: 'Outlook Mail' });
   await within(row).findByText('Awaiting your authorization');
   await user.click(within(row).getByText('Status answer'));
-  expect(await within(row).findByText('matches the official client’s model', {}, { timeout: 10_000 })).toBeTruthy();
+  expect(await within(row).findByText('matches the official client’s model', {}, { timeout: 20_000 })).toBeTruthy();
 });
 
 it('a denied consent leaves the server awaiting authorization, and one token’s consent is not another’s', async () => {

@@ -24,7 +24,7 @@ it('an approval whose answer arrives after a read that saw the run resume is sti
   const { id } = store.start(CONNECTION, request)!;
   const unwatch = store.watch(id);
   try {
-    await waitFor(() => expect(store.get(id)!.state.status).toBe('REQUIRES_INPUT'), { timeout: 10_000 });
+    await waitFor(() => expect(store.get(id)!.state.status).toBe('REQUIRES_INPUT'), { timeout: 20_000 });
     const pending = store.get(id)!.state.durable!.run.pending_interactions;
     // The decisions reach the service at once; their answer is slow to come back.
     restore = slowNetwork({ match: (url, method) => method === 'POST' && url.endsWith('/responses'), delayMs: 800 }).restore;

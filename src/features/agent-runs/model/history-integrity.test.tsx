@@ -292,10 +292,10 @@ it('a durable run history shows as going on is followed to its end when its firs
         const read = await realFetch(`/api/agents/expense-filer/runs/${run.run_id}`, { headers: { Authorization: `Bearer ${token}` } });
         expect(((await read.json()) as { run: { state: string } }).run.state).toBe('SUCCEEDED');
       },
-      { timeout: 10_000, interval: 200 },
+      { timeout: 20_000, interval: 200 },
     );
     // Followed, the run's end reaches history within a few reads (one every 5 s at most).
-    await waitFor(async () => expect((await listRuns())[0]).toMatchObject({ id: 'followed', status: 'SUCCEEDED' }), { timeout: 12_000, interval: 200 });
+    await waitFor(async () => expect((await listRuns())[0]).toMatchObject({ id: 'followed', status: 'SUCCEEDED' }), { timeout: 20_000, interval: 200 });
   } finally {
     network.restore();
   }

@@ -23,10 +23,10 @@ async function approvedRun() {
   const store = new RunStore();
   const { id } = store.start(CONNECTION, runRequest('platform', 'durable', { id: 'expense-filer', name: 'Expense Filer' }, hi))!;
   const unwatch = store.watch(id);
-  await waitFor(() => expect(store.get(id)!.state.status).toBe('REQUIRES_INPUT'), { timeout: 10_000 });
+  await waitFor(() => expect(store.get(id)!.state.status).toBe('REQUIRES_INPUT'), { timeout: 20_000 });
   const pending = store.get(id)!.state.durable!.run.pending_interactions;
   await store.respond(id, Object.fromEntries(pending.map((p) => [p.interaction_id, 'APPROVE' as const])));
-  await waitFor(() => expect(store.get(id)!.state.status).toBe('SUCCEEDED'), { timeout: 10_000 });
+  await waitFor(() => expect(store.get(id)!.state.status).toBe('SUCCEEDED'), { timeout: 20_000 });
   unwatch();
   await store.settle();
   const entry = (await listRuns()).find((e) => e.id === id)!;

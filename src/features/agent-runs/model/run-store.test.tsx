@@ -152,7 +152,7 @@ it('a read sent before the decisions and answered after them does not take the r
   const request = runRequest('platform', 'durable', { id: 'expense-filer' }, { messages: [{ role: 'USER', content: [{ type: 'text', text: 'Hi' }] }] });
   const { id } = store.start(CONNECTION, request)!;
   const unwatch = store.watch(id);
-  await waitFor(() => expect(store.get(id)!.state.status).toBe('REQUIRES_INPUT'), { timeout: 10_000 });
+  await waitFor(() => expect(store.get(id)!.state.status).toBe('REQUIRES_INPUT'), { timeout: 20_000 });
   const pending = store.get(id)!.state.durable!.run.pending_interactions;
   // The poll reaches the service while the run is paused, and its answer arrives late.
   const network = slowNetwork({ match: (url, method) => method === 'GET' && url.includes('/runs/'), delayMs: 400 });
