@@ -1,7 +1,9 @@
 import { Hono, type Context } from 'hono';
+import { SANDBOX_FAULT_HEADER } from '../contract/sandbox-fault.ts';
 import { cors } from 'hono/cors';
 import { AgentCatalog } from './agents.ts';
 import { familyOf } from './families.ts';
+import { withFault } from './faults.ts';
 import { legacyError, metadataError, newRequestId, problem, type Env } from './http.ts';
 import { customMetadataRoutes } from './routes/custom-metadata.ts';
 import { LEGACY_BASE, legacyAgentRoutes, PLATFORM_BASE, platformAgentRoutes } from './routes/agents.ts';
@@ -59,7 +61,7 @@ export const DEFAULT_RATE_LIMIT_PER_MINUTE = 600;
 /** A reference choice: enough for a console with a few tabs and a script, not for one token to take the service. */
 export const DEFAULT_MAX_RUNS_PER_TOKEN = 20;
 
-const EXPOSED_HEADERS = ['X-Request-Id', 'Retry-After', 'Deprecation', 'Sunset', 'Link', 'WWW-Authenticate'];
+const EXPOSED_HEADERS = ['X-Request-Id', 'Retry-After', 'Deprecation', 'Sunset', 'Link', 'WWW-Authenticate', 'ETag'];
 
 const FAMILY_ERRORS = {
   400: { problem: 'invalid_request', metadata: 'invalid path' },
@@ -144,7 +146,8 @@ export function createApp(store: Store, catalog: AgentCatalog, options: ServiceO
   if (options.corsOrigins?.length) {
     const policy = cors({
       origin: options.corsOrigins,
-      allowHeaders: ['Authorization', 'Content-Type', 'Accept'],
+      // A client of another origin may ask for faults and revalidate schemas too.
+      allowHeaders: ['Authorization', 'Content-Type', 'Accept', 'If-None-Match', SANDBOX_FAULT_HEADER],
       allowMethods: ['GET', 'POST', 'PUT', 'DELETE'],
       exposeHeaders: EXPOSED_HEADERS,
       maxAge: 600,
@@ -152,6 +155,8 @@ export function createApp(store: Store, catalog: AgentCatalog, options: ServiceO
     app.use('/rest/*', policy);
     app.use('/api/*', policy);
   }
+  // After CORS: a fault's answer, a refusal included, is readable by the page that asked for it.
+  app.use((c, next) => withFault(c, rawPathOf(c), next));
 
   app.route('/rest/api/index', customMetadataRoutes(store, runOptions));
   app.route(LEGACY_BASE, legacyAgentRoutes(store, catalog, runOptions));
