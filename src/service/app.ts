@@ -9,6 +9,8 @@ import { customMetadataRoutes } from './routes/custom-metadata.ts';
 import { LEGACY_BASE, legacyAgentRoutes, PLATFORM_BASE, platformAgentRoutes } from './routes/agents.ts';
 import { sandboxRoutes } from './routes/sandbox.ts';
 import { RunSlots, type RunObserver } from './runs.ts';
+import { RateLimiter } from './auth.ts';
+import { preparedSchemaReads, type PreparedRead } from './prepared-reads.ts';
 import { isAllowedHost, unsafePathProblem } from './request-guard.ts';
 import { loggedMessages, RUN_POST_PATH, RunLog } from './run-log.ts';
 import { DEMO_TOKENS, seedIfEmpty } from './seed.ts';
@@ -50,7 +52,18 @@ export interface Service {
   store: Store;
   catalog: AgentCatalog;
   durable: DurableRuns;
+  /** The schema read from a prepared answer, ahead of the app (prepared-reads.ts); without it, the app answers it. */
+  preparedRead?: PreparedRead;
   close(): void;
+}
+
+/** What the app shares with the ways in ahead of it: the custom-metadata routes' rate limit. */
+export interface AppShared {
+  metadataLimiter: RateLimiter;
+}
+
+export function appShared(options: ServiceOptions = {}): AppShared {
+  return { metadataLimiter: new RateLimiter(options.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE) };
 }
 
 /** Path prefixes the service answers; everything else belongs to the console. */
@@ -108,7 +121,13 @@ export function createDurableRuns(store: Store, options: ServiceOptions = {}): D
   return durable;
 }
 
-export function createApp(store: Store, catalog: AgentCatalog, options: ServiceOptions = {}, durable = createDurableRuns(store, options)): Hono<Env> {
+export function createApp(
+  store: Store,
+  catalog: AgentCatalog,
+  options: ServiceOptions = {},
+  durable = createDurableRuns(store, options),
+  shared: AppShared = appShared(options),
+): Hono<Env> {
   const app = new Hono<Env>();
   const runLog = new RunLog();
   const runOptions = {
@@ -158,7 +177,7 @@ export function createApp(store: Store, catalog: AgentCatalog, options: ServiceO
   // After CORS: a fault's answer, a refusal included, is readable by the page that asked for it.
   app.use((c, next) => withFault(c, rawPathOf(c), next));
 
-  app.route('/rest/api/index', customMetadataRoutes(store, runOptions));
+  app.route('/rest/api/index', customMetadataRoutes(store, { ...runOptions, limiter: shared.metadataLimiter }));
   app.route(LEGACY_BASE, legacyAgentRoutes(store, catalog, runOptions));
   app.route(PLATFORM_BASE, platformAgentRoutes(store, catalog, runOptions));
   app.route(
@@ -190,6 +209,8 @@ export function createService(options: ServiceOptions = {}): Service {
   seedIfEmpty(store);
   const catalog = new AgentCatalog(options.agentsFile);
   const durable = createDurableRuns(store, options);
-  const app = createApp(store, catalog, options, durable);
-  return { app, store, catalog, durable, close: () => store.close() };
+  const shared = appShared(options);
+  const app = createApp(store, catalog, options, durable, shared);
+  const preparedRead = preparedSchemaReads(store, shared.metadataLimiter, { allowedHosts: options.allowedHosts, corsOrigins: options.corsOrigins });
+  return { app, store, catalog, durable, preparedRead, close: () => store.close() };
 }
