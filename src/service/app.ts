@@ -11,6 +11,7 @@ import { sandboxRoutes } from './routes/sandbox.ts';
 import { RunSlots, type RunObserver } from './runs.ts';
 import { RateLimiter } from './auth.ts';
 import { preparedSchemaReads, type PreparedRead } from './prepared-reads.ts';
+import { replayRoutes, type ReplayOptions } from './replay.ts';
 import { isAllowedHost, unsafePathProblem } from './request-guard.ts';
 import { loggedMessages, RUN_POST_PATH, RunLog } from './run-log.ts';
 import { DEMO_TOKENS, seedIfEmpty } from './seed.ts';
@@ -45,6 +46,8 @@ export interface ServiceOptions extends StoreOptions {
   durableMaxOutputBytes?: number;
   /** Time for durable runs; tests drive it (not a command-line option). */
   clock?: Clock;
+  /** `--replay DIR`: the API answers from these recordings instead of the routes (replay.ts). */
+  replay?: ReplayOptions;
 }
 
 export interface Service {
@@ -177,15 +180,27 @@ export function createApp(
   // After CORS: a fault's answer, a refusal included, is readable by the page that asked for it.
   app.use((c, next) => withFault(c, rawPathOf(c), next));
 
-  app.route('/rest/api/index', customMetadataRoutes(store, { ...runOptions, limiter: shared.metadataLimiter }));
-  app.route(LEGACY_BASE, legacyAgentRoutes(store, catalog, runOptions));
-  app.route(PLATFORM_BASE, platformAgentRoutes(store, catalog, runOptions));
+  if (options.replay) {
+    const replay = replayRoutes(store, options.replay, runOptions);
+    app.route('/rest', replay);
+    app.route('/api', replay);
+  } else {
+    app.route('/rest/api/index', customMetadataRoutes(store, { ...runOptions, limiter: shared.metadataLimiter }));
+    app.route(LEGACY_BASE, legacyAgentRoutes(store, catalog, runOptions));
+    app.route(PLATFORM_BASE, platformAgentRoutes(store, catalog, runOptions));
+  }
   app.route(
     '/sandbox',
     sandboxRoutes(
       store,
       // The demo tokens are public sandbox strings (README); the console offers them to a first-time user.
-      () => ({ agents: catalog.agents.length, groups: store.countGroups(), groupNames: store.groupNames(), demoTokens: DEMO_TOKENS }),
+      () => ({
+        agents: catalog.agents.length,
+        groups: store.countGroups(),
+        groupNames: store.groupNames(),
+        demoTokens: DEMO_TOKENS,
+        ...(options.replay && { replay: { dir: options.replay.set.dir, recordings: options.replay.set.recordings.length, speed: options.replay.speed } }),
+      }),
       runLog,
       allowedHosts,
     ),
@@ -211,6 +226,7 @@ export function createService(options: ServiceOptions = {}): Service {
   const durable = createDurableRuns(store, options);
   const shared = appShared(options);
   const app = createApp(store, catalog, options, durable, shared);
-  const preparedRead = preparedSchemaReads(store, shared.metadataLimiter, { allowedHosts: options.allowedHosts, corsOrigins: options.corsOrigins });
+  // A replay answers schema reads from its recordings, never from the store.
+  const preparedRead = options.replay ? undefined : preparedSchemaReads(store, shared.metadataLimiter, { allowedHosts: options.allowedHosts, corsOrigins: options.corsOrigins });
   return { app, store, catalog, durable, preparedRead, close: () => store.close() };
 }
