@@ -67,7 +67,7 @@ export function RequestSide({ connection, agentId, agent, settings, onSettings, 
         <>
           <AgentHead agentId={agentId} name={agent.name} agent={agent.agent.data} />
           {loaded && <LoadedNotice loaded={loaded} profileId={connection.profileId} profileLabel={connection.profileLabel} />}
-          <RunOptions settings={settings} onChange={onSettings} />
+          <RunOptions settings={settings} onChange={onSettings} bundled={connection.mode === 'same-origin'} />
           {settings.flavour === 'legacy' && (
             <DeprecationBanner headers={legacyHeaders} mode={settings.mode} onSwitch={() => onSettings({ flavour: 'platform' })} formId={formId} canCompare={cannotRunWhy === undefined} />
           )}
