@@ -70,6 +70,9 @@ export function frameRecorded(id: string | undefined, event: string | undefined,
   return `${out}\n`;
 }
 
+/** How long after its last bytes left a broken stream's connection is cut. */
+const DROP_AFTER_WRITTEN_MS = 100;
+
 /** Past this many characters waiting, a burst is written at once rather than at its end. */
 const BATCH_CHARS = 32 * 1024;
 
@@ -118,12 +121,24 @@ export function streamSse(
       end: () => outgoing.end(),
       // No terminating chunk: the client sees the body cut off mid-stream. The socket is ended
       // (FIN after what was written), not destroyed: a reset would throw away events the client
-      // has not read yet, and a slow client would see fewer than were sent.
+      // has not read yet, and a slow client would see fewer than were sent. And it is ended a
+      // moment after the last bytes left: a browser that reads the events and the break in one
+      // go reports the break and drops the events with it (Chromium did, for a burst).
       drop: () => {
         const socket = outgoing.socket;
         if (!socket) return;
-        socket.end();
-        setTimeout(() => socket.destroy(), 5_000).unref();
+        const cut = () => {
+          socket.end();
+          setTimeout(() => socket.destroy(), 5_000).unref();
+        };
+        // Bytes still buffered (the response's, the socket's) are waited for, a few seconds at most.
+        const until = performance.now() + 5_000;
+        const waitWritten = () => {
+          if ((outgoing.writableLength > 0 || socket.writableLength > 0) && !socket.destroyed && performance.now() < until) {
+            setTimeout(waitWritten, 10).unref();
+          } else setTimeout(cut, DROP_AFTER_WRITTEN_MS).unref();
+        };
+        waitWritten();
       },
     };
     response = RESPONSE_ALREADY_SENT;
