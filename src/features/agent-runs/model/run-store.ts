@@ -55,7 +55,7 @@ export interface RunStoreOptions {
 export type RunConnection = Pick<ActiveConnection, 'baseUrl' | 'token' | 'problem' | 'profileId' | 'profileLabel' | 'mode' | 'target' | 'fingerprint'>;
 
 /** Reads that say the run will never be readable with this connection: following it stops. */
-const UNREADABLE = [401, 403, 404];
+export const UNREADABLE = [401, 403, 404];
 
 /** The Web Lock a tab holds while its request of a run is open: a run in flight that no tab holds was cut off by a close or reload. */
 export const RUN_LOCK_PREFIX = 'mac-run:';
@@ -78,6 +78,8 @@ const defaultSave: WriteRun = async (entry, details, options) => (await import('
 /** What history keeps of a run's answer, once it ended. */
 function detailsOf(record: RunRecord): HistoryDetails {
   if (record.log) return { events: record.log.events };
+  // The body as received: one string to clone, however many messages it holds.
+  if (record.answer?.rawBody !== undefined) return { resultText: record.answer.rawBody };
   const result = record.answer?.data ?? record.state.durable?.run ?? record.state.refusal?.body;
   return result === undefined ? {} : { result };
 }
@@ -94,6 +96,8 @@ export class RunStore {
   /** Reads of durable runs waiting for a free slot. */
   private readonly readQueue: (() => void)[] = [];
   private readsInFlight = 0;
+  /** Runs whose first write has reached history (`storedRuns`). */
+  private stored = 0;
   /** Writes not landed yet, for `settle`. */
   private readonly writes = new Set<Promise<unknown>>();
 
@@ -127,6 +131,20 @@ export class RunStore {
   find(connection: ConnectionIdentity, agentId: string, runId: string): RunRecord | undefined {
     const match = (r: RunRecord) => r.runId === runId && r.request.agentId === agentId && sameConnection(r.target, connection);
     return this.snapshot.runs.find(match) ?? this.snapshot.opened.find(match);
+  }
+
+  /**
+   * How many runs' first writes have reached history so far. A read of history begun after a
+   * run's (`storedAt`) would have found it: if it did not, the run was cleared or let go since,
+   * and is not shown from memory as if history still had it.
+   */
+  get storedRuns(): number {
+    return this.stored;
+  }
+
+  /** When the run's first write reached history (`storedRuns` then), if it has. */
+  storedAt(id: string): number | undefined {
+    return this.flights.get(id)?.storedAt;
   }
 
   /**
@@ -494,6 +512,7 @@ export class RunStore {
     const details = isTerminal(record.state.status) ? detailsOf(record) : undefined;
     try {
       await save(historyEntryOf(record), details, options);
+      if (options.create) flight.storedAt = ++this.stored;
     } catch {
       // History unavailable (private mode, quota): the run goes on; history says so where it is read.
     }
