@@ -67,6 +67,7 @@ const BIG_EVENTS = Number(process.env.BENCH_BIG_EVENTS ?? 1_000_000);
 const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 3);
 const WAIT_RUNS = Number(process.env.BENCH_WAIT_RUNS ?? 4);
 const HOSTILE = process.env.BENCH_HOSTILE !== '0';
+const BARE_BASELINE = process.env.BENCH_BARE !== '0';
 
 /** The service's default cap; the bench spreads its streams over enough tokens to stay under it. */
 const RUNS_PER_TOKEN = 20;
@@ -94,18 +95,19 @@ interface StreamJob {
 }
 
 type ToChild =
-  | { type: 'start' }
+  | { type: 'start'; port?: number }
   | { type: 'stop' }
   | { type: 'server-reset' }
   | { type: 'server-report' }
-  | { type: 'read'; jobs: StreamJob[] };
+  | { type: 'read'; jobs: StreamJob[]; port?: number };
 type FromChild =
   | { type: 'listening'; port: number; tokens: string[] }
   | { type: 'server'; loopMaxMs: number; loopP99Ms: number; peakRuns: number; rssMb: number }
   | { type: 'reader-ready' }
   | { type: 'read-result'; results: StreamResult[] } | { type: 'read-failed'; message: string }
   | { type: 'probe-ready' }
-  | { type: 'probe-result'; latencies: number[]; errors: string[] };
+  | { type: 'probe-result'; latencies: number[]; errors: string[] }
+  | { type: 'bare-listening'; port: number };
 
 function send(msg: FromChild): void {
   process.send?.(msg);
@@ -152,9 +154,76 @@ async function serve(dataDir: string, tokenCount: number): Promise<void> {
   send({ type: 'listening', port: Number(new URL(url).port), tokens });
 }
 
+// --- The bare node:http child: the baseline of the 1,000-stream phase -------------------------
+
+/**
+ * The same answers as the service for what the 1,000-stream phase asks, from a bare node:http
+ * server with none of the service's work (no routing, token, validation, run slots, fair
+ * share): the slow storyteller's events at its pace, the firehose's as fast as the client
+ * reads (with back-pressure), the schema GET's body. The same framing, the same event texts.
+ */
+async function bare(): Promise<void> {
+  const { AgentCatalog, planRun } = await import('../src/service/agents.ts');
+  const { createService } = await import('../src/service/app.ts');
+  const catalog = new AgentCatalog();
+  const schema = createService({ memory: true }).store.getSchemaJson('sales')!;
+  const slow = catalog.get('slow-storyteller')!;
+  const fire = catalog.get('firehose')!;
+  const frame = (id: number, text: string) =>
+    `id: ${id}\nevent: message\ndata: ${JSON.stringify({ messages: [{ role: 'GLEAN_AI', content: [{ type: 'text', text }] }] })}\n\n`;
+  const server = http.createServer((req, res) => {
+    if (req.method === 'GET') {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(schema) });
+      return void res.end(schema);
+    }
+    const parts: Buffer[] = [];
+    req.on('data', (b: Buffer) => parts.push(b));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(parts).toString()) as { agent_id?: string; input?: Record<string, unknown>; messages?: Message[] };
+      const id = body.agent_id ?? /\/api\/agents\/([^/]+)\/runs/.exec(req.url ?? '')?.[1];
+      const agent = id === 'firehose' ? fire : slow;
+      res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' });
+      res.flushHeaders();
+      let closed = false;
+      res.on('close', () => (closed = true));
+      const steps = planRun(agent, body.input, body.messages);
+      let n = 0;
+      // Frames due at once go out in one write of up to 64 kB (as any server would batch them),
+      // then the loop takes in I/O before the next batch: a firehose does not hold the loop.
+      const next = (): void => {
+        let batch = '';
+        for (;;) {
+          if (closed) return;
+          const step = steps.next();
+          if (step.done) return void res.end(batch);
+          const text = step.value.text ?? '';
+          if (step.value.delayMs > 0) {
+            if (batch) res.write(batch);
+            return void setTimeout(() => {
+              if (closed) return;
+              if (res.write(frame(++n, text))) next();
+              else res.once('drain', next);
+            }, step.value.delayMs);
+          }
+          batch += frame(++n, text);
+          if (batch.length >= 65_536) {
+            if (res.write(batch)) setImmediate(next);
+            else res.once('drain', next);
+            return;
+          }
+        }
+      };
+      next();
+    });
+  });
+  server.listen({ port: 0, host: HOST, backlog: 4096 }, () => send({ type: 'bare-listening', port: (server.address() as { port: number }).port }));
+  process.on('disconnect', () => process.exit(0));
+}
+
 // --- The GET-loop child -----------------------------------------------------------------
 
-function probe(port: number): void {
+function probe(defaultPort: number): void {
+  let port = defaultPort;
   let running = false;
   let latencies: number[] = [];
   let errors: string[] = [];
@@ -175,6 +244,7 @@ function probe(port: number): void {
   process.on('disconnect', () => process.exit(0));
   process.on('message', (msg: ToChild) => {
     if (msg.type === 'start') {
+      port = msg.port ?? defaultPort;
       latencies = [];
       errors = [];
       running = true;
@@ -195,7 +265,8 @@ function reader(port: number): void {
   process.on('disconnect', () => process.exit(0));
   process.on('message', (msg: ToChild) => {
     if (msg.type !== 'read') return;
-    Promise.all(msg.jobs.map((j) => (j.waitChars === undefined ? runStream(port, j) : runWait(port, j))))
+    const to = msg.port ?? port;
+    Promise.all(msg.jobs.map((j) => (j.waitChars === undefined ? runStream(to, j) : runWait(to, j))))
       .then((results) => send({ type: 'read-result', results }))
       .catch((err: unknown) => send({ type: 'read-failed', message: err instanceof Error ? err.message : String(err) }));
   });
@@ -209,6 +280,12 @@ let finishing = false;
 
 function killChildren(): void {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+}
+
+/** Stops a child whose part is over, without the exit being taken for a crash. */
+function finishingChild(child: ChildProcess): void {
+  child.removeAllListeners('exit');
+  child.kill('SIGKILL');
 }
 
 function startChild(args: string[], label: string, nodeArgs: string[] = []): { child: ChildProcess; ready: Promise<FromChild> } {
@@ -235,8 +312,8 @@ function startChild(args: string[], label: string, nodeArgs: string[] = []): { c
 class Prober {
   constructor(private readonly child: ChildProcess) {}
 
-  start(): void {
-    this.child.send({ type: 'start' } satisfies ToChild);
+  start(port?: number): void {
+    this.child.send({ type: 'start', port } satisfies ToChild);
   }
 
   stop(): Promise<number[]> {
@@ -439,7 +516,7 @@ function ask<T extends FromChild['type']>(child: ChildProcess, msg: ToChild, ans
   });
 }
 
-async function readElsewhere(child: ChildProcess, jobs: StreamJob[]): Promise<StreamResult[]> {
+async function readElsewhere(child: ChildProcess, jobs: StreamJob[], port?: number): Promise<StreamResult[]> {
   if (!jobs.length) return [];
   return new Promise((resolve, reject) => {
     const onMessage = (m: FromChild) => {
@@ -449,7 +526,7 @@ async function readElsewhere(child: ChildProcess, jobs: StreamJob[]): Promise<St
       child.off('message', onMessage);
     };
     child.on('message', onMessage);
-    child.send({ type: 'read', jobs } satisfies ToChild);
+    child.send({ type: 'read', jobs, port } satisfies ToChild);
   });
 }
 
@@ -532,7 +609,7 @@ async function main(): Promise<void> {
   // --- load, then many streams
   const slowExpected = await expectedEvents('slow-storyteller', undefined, USER_HI);
   const fireExpected = await expectedEvents('firehose', { count: FIREHOSE_EVENTS }, undefined);
-  const streamPhase = async (count: number) => {
+  const streamPhase = async (count: number, target: { port: number } = { port }) => {
     const firehoses = Math.round(count * FIREHOSE_SHARE);
     const slows = count - firehoses;
     console.log(
@@ -549,11 +626,11 @@ async function main(): Promise<void> {
         : { token, flavour, agent: 'slow-storyteller', body: { messages: USER_HI }, expected: slowExpected };
     });
     serverReset();
-    prober.start();
+    prober.start(target.port);
     const started = performance.now();
     const [slowResults, fireResults] = await Promise.all([
-      Promise.all(jobs.filter((j) => j.agent !== 'firehose').map((j) => runStream(port, j))),
-      readElsewhere(readerChild.child, jobs.filter((j) => j.agent === 'firehose')),
+      Promise.all(jobs.filter((j) => j.agent !== 'firehose').map((j) => runStream(target.port, j))),
+      readElsewhere(readerChild.child, jobs.filter((j) => j.agent === 'firehose'), target.port),
     ]);
     const ms = performance.now() - started;
     const gets = stats(await prober.stop());
@@ -580,6 +657,16 @@ async function main(): Promise<void> {
   console.log('\nload:');
   const load = await streamPhase(STREAMS);
   const many = MANY_STREAMS > 0 ? (console.log('\nmany:'), await streamPhase(MANY_STREAMS)) : undefined;
+  // The same phase against a bare node:http server, in this run: what the machine itself allows.
+  let manyBare: Awaited<ReturnType<typeof streamPhase>> | undefined;
+  if (MANY_STREAMS > 0 && BARE_BASELINE) {
+    const bareChild = startChild(['--bare'], 'bare node:http server');
+    const ready = await bareChild.ready;
+    if (ready.type !== 'bare-listening') throw new Broken('the bare server sent an unexpected message');
+    console.log('\nmany, bare node:http baseline:');
+    manyBare = await streamPhase(MANY_STREAMS, { port: ready.port });
+    finishingChild(bareChild.child);
+  }
   const loaded = load.gets;
   const loadServer = load.server;
   const slowFirst = load.slowFirst;
@@ -651,7 +738,12 @@ async function main(): Promise<void> {
       `\nEvents lost: ${fmt(lost)} of ${fmt(load.expected + (many?.expected ?? 0) + big!.expected * (1 + WAIT_RUNS))}` +
       (extra ? ` (and ${fmt(extra)} more than the agents send)` : '') +
       `\nSlow stream first event (ms, from the POST): p50 ${fmt(slowFirst.p50)}, p99 ${fmt(slowFirst.p99)}, max ${fmt(slowFirst.max)} ` +
-      `over ${slowFirst.n} streams (the agent's first fragment comes after 400 ms)`,
+      `over ${slowFirst.n} streams (the agent's first fragment comes after 400 ms)` +
+      (many && manyBare
+        ? `\nWith ${fmt(MANY_STREAMS)} streams, slow first event p50 / p99 (ms): service ${fmt(many.slowFirst.p50)} / ${fmt(many.slowFirst.p99)}, ` +
+          `bare node:http ${fmt(manyBare.slowFirst.p50)} / ${fmt(manyBare.slowFirst.p99)} in this run (answer head p99: ${fmt(many.slowHead.p99)} against ${fmt(manyBare.slowHead.p99)}); ` +
+          `service/bare p99 ${fmt(many.slowFirst.p99 / manyBare.slowFirst.p99, 2)}x`
+        : ''),
   );
 
   const verdict = (ok: boolean) => (ok ? 'PASS' : 'MISS');
@@ -666,6 +758,9 @@ async function main(): Promise<void> {
           ? [
               [`GET max with ${fmt(MANY_STREAMS)} streams < ${TARGET_GET_MAX_MS} ms`, `${fmt(many.gets.max, 1)} ms`, verdict(many.gets.max < TARGET_GET_MAX_MS)],
               [`slow first event p99 < ${TARGET_FIRST_EVENT_MS} ms with ${fmt(MANY_STREAMS)} streams`, `${fmt(many.slowFirst.p99)} ms`, verdict(many.slowFirst.p99 < TARGET_FIRST_EVENT_MS)],
+              ...(manyBare
+                ? [[`(baseline) the same with bare node:http, this run`, `${fmt(manyBare.slowFirst.p99)} ms`, manyBare.slowFirst.p99 < TARGET_FIRST_EVENT_MS ? 'under' : 'over']]
+                : []),
             ]
           : []),
         // Not one of the issue's targets: the same bar, for the wait mode that froze the service too.
@@ -692,6 +787,8 @@ if (serveAt !== -1) {
   void serve(process.argv[serveAt + 1]!, Number(process.argv[serveAt + 2]));
 } else if (probeAt !== -1) {
   probe(Number(process.argv[probeAt + 1]));
+} else if (process.argv.includes('--bare')) {
+  void bare();
 } else if (readAt !== -1) {
   reader(Number(process.argv[readAt + 1]));
 } else {
