@@ -95,7 +95,8 @@ export async function withFault(c: Context<Env>, rawPath: string, next: Next): P
   if (!fault) return;
   const res = c.res;
   // A stream shapes itself (sse.ts); on Node it has already gone out.
-  if ((res.headers.get('content-type') ?? '').startsWith(SSE_CONTENT_TYPE) || res.headers.has(ALREADY_SENT_HEADER)) return;
+  const sent = (c.env as { outgoing?: { headersSent?: boolean } } | undefined)?.outgoing?.headersSent === true;
+  if (sent || (res.headers.get('content-type') ?? '').startsWith(SSE_CONTENT_TYPE) || res.headers.has(ALREADY_SENT_HEADER)) return;
   if (fault.delayFirst) await sleep(fault.delayFirst);
   if (fault.slowBytes !== undefined && res.body) {
     c.res = new Response(throttledBody(res.body, fault.slowBytes), { status: res.status, headers: res.headers });

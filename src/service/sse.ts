@@ -105,6 +105,10 @@ export function streamSse(
   if (outgoing) {
     outgoing.writeHead(200, headers);
     outgoing.flushHeaders();
+    // The answer is on the socket: Hono need not copy the returned marker over `c.res` (a new
+    // Response and every header converted again, per stream: a burst of a thousand POSTs paid
+    // that on the loop the first events wait for). nodeFetch returns the marker itself.
+    c.finalized = true;
     outgoing.on('close', () => controller.abort());
     transport = {
       write: (chunk) => outgoing.write(chunk),
