@@ -14,6 +14,10 @@
  *          them the slow storyteller (a fragment every 400 ms), the rest the firehose
  *          (FIREHOSE_EVENTS events each, as fast as they are read), with the GET loop;
  *   1000   the same mix with MANY_STREAMS (1,000) streams at once, with the GET loop;
+ *   bare   the 1000 phase again against a bare node:http server (a third child, `--bare`: the
+ *          same agents' events, the same framing, none of the service's work), for the
+ *          baseline of the slow first event in the same run; its slow streams end after
+ *          BARE_SLOW_EVENTS events, long after every first event;
  *   1M     one 1,000,000-event firehose stream, with the GET loop;
  *   wait   WAIT_RUNS wait-mode firehose runs of 1,000,000 events at once, with the GET loop
  *          (each answer checked whole: its text as long as the script's);
@@ -32,13 +36,13 @@
  * under load and during the 1M run, the slow streams' first-event latency, and PASS/MISS
  * for each target: 0 events lost, GET max < 250 ms during the 1M run, slow first event
  * < 1 s with STREAMS streams; with MANY_STREAMS streams, GET max < 250 ms and the slow
- * streams' first event p99 < 1 s; during the hostile bodies, GET max < 250 ms, every answer
+ * streams' first event p99 < 1 s (printed with the bare server's p99 and the ratio); during the hostile bodies, GET max < 250 ms, every answer
  * a 4xx under 256 kB, and the RSS back within 50 MB. A report: exit 0 when it measured,
  * targets missed or not; 1 when something broke (a non-200 answer, a server that died, a
  * timeout).
  *
  * Environment knobs: BENCH_STREAMS (default 200), BENCH_MANY_STREAMS (default 1000, 0 skips
- * that phase), BENCH_FIREHOSE_SHARE (default 0.2),
+ * that phase), BENCH_BARE (default 1, 0 skips the bare baseline), BENCH_FIREHOSE_SHARE (default 0.2),
  * BENCH_FIREHOSE_EVENTS (default 25000), BENCH_BIG_EVENTS (default 1000000),
  * BENCH_IDLE_S (default 3), BENCH_WAIT_RUNS (default 4), BENCH_HOSTILE (default 1, 0 skips
  * that phase), BENCH_SERVICE_NODE_ARGS (extra node flags for the service child, e.g.
@@ -67,6 +71,13 @@ const BIG_EVENTS = Number(process.env.BENCH_BIG_EVENTS ?? 1_000_000);
 const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 3);
 const WAIT_RUNS = Number(process.env.BENCH_WAIT_RUNS ?? 4);
 const HOSTILE = process.env.BENCH_HOSTILE !== '0';
+const BARE_BASELINE = process.env.BENCH_BARE !== '0';
+/**
+ * The bare server ends a slow stream after this many events (4 s of the storyteller's pace):
+ * every first event has come long before, and the baseline phase does not sit out the rest
+ * of the story (about 20 s) when only its start is compared.
+ */
+const BARE_SLOW_EVENTS = 10;
 
 /** The service's default cap; the bench spreads its streams over enough tokens to stay under it. */
 const RUNS_PER_TOKEN = 20;
@@ -94,18 +105,19 @@ interface StreamJob {
 }
 
 type ToChild =
-  | { type: 'start' }
+  | { type: 'start'; port?: number }
   | { type: 'stop' }
   | { type: 'server-reset' }
   | { type: 'server-report' }
-  | { type: 'read'; jobs: StreamJob[] };
+  | { type: 'read'; jobs: StreamJob[]; port?: number };
 type FromChild =
   | { type: 'listening'; port: number; tokens: string[] }
   | { type: 'server'; loopMaxMs: number; loopP99Ms: number; peakRuns: number; rssMb: number }
   | { type: 'reader-ready' }
   | { type: 'read-result'; results: StreamResult[] } | { type: 'read-failed'; message: string }
   | { type: 'probe-ready' }
-  | { type: 'probe-result'; latencies: number[]; errors: string[] };
+  | { type: 'probe-result'; latencies: number[]; errors: string[] }
+  | { type: 'bare-listening'; port: number };
 
 function send(msg: FromChild): void {
   process.send?.(msg);
@@ -152,9 +164,79 @@ async function serve(dataDir: string, tokenCount: number): Promise<void> {
   send({ type: 'listening', port: Number(new URL(url).port), tokens });
 }
 
+// --- The bare node:http child: the baseline of the 1,000-stream phase -------------------------
+
+/**
+ * The same answers as the service for what the 1,000-stream phase asks, from a bare node:http
+ * server doing the least a server can for those bytes: no routing, token, validation, run
+ * slots or fair share, and every answer prepared once (the same framing, the same event
+ * texts). The slow storyteller's events go out at its pace, one write each; a firehose's
+ * prepared body in 16 kB writes as fast as the client reads, one write per loop turn, so
+ * that the loop takes in connections between two (a firehose that wrote on would hold them).
+ */
+async function bare(): Promise<void> {
+  const { AgentCatalog, planRun } = await import('../src/service/agents.ts');
+  const { createService } = await import('../src/service/app.ts');
+  const catalog = new AgentCatalog();
+  const schema = createService({ memory: true }).store.getSchemaJson('sales')!;
+  const frame = (id: number, text: string) =>
+    `id: ${id}\nevent: message\ndata: ${JSON.stringify({ messages: [{ role: 'GLEAN_AI', content: [{ type: 'text', text }] }] })}\n\n`;
+  const framesOf = (agentId: string, input: Record<string, unknown> | undefined, messages: Message[] | undefined) => {
+    const steps = [...planRun(catalog.get(agentId)!, input, messages)];
+    return { delayMs: steps[0]?.delayMs ?? 0, frames: steps.map((step, i) => frame(i + 1, step.text ?? '')) };
+  };
+  const slowFrames = framesOf('slow-storyteller', undefined, USER_HI).frames.slice(0, BARE_SLOW_EVENTS);
+  const slowDelayMs = framesOf('slow-storyteller', undefined, USER_HI).delayMs;
+  const fireBodies = new Map<number, Buffer>();
+  const fireBody = (count: number) => {
+    let body = fireBodies.get(count);
+    if (!body) fireBodies.set(count, (body = Buffer.from(framesOf('firehose', { count }, undefined).frames.join(''))));
+    return body;
+  };
+  const server = http.createServer((req, res) => {
+    if (req.method === 'GET') {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(schema) });
+      return void res.end(schema);
+    }
+    const parts: Buffer[] = [];
+    req.on('data', (b: Buffer) => parts.push(b));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(parts).toString()) as { agent_id?: string; input?: { count?: number } };
+      const id = body.agent_id ?? /\/api\/agents\/([^/]+)\/runs/.exec(req.url ?? '')?.[1];
+      res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' });
+      res.flushHeaders();
+      let closed = false;
+      res.on('close', () => (closed = true));
+      if (id === 'firehose') {
+        const all = fireBody(Number(body.input?.count));
+        let at = 0;
+        const next = (): void => {
+          if (closed) return;
+          if (at >= all.length) return void res.end();
+          const piece = all.subarray(at, (at += 16_384));
+          if (res.write(piece)) setImmediate(next);
+          else res.once('drain', next);
+        };
+        return next();
+      }
+      let n = 0;
+      const tick = (): void => {
+        if (closed) return;
+        if (n >= slowFrames.length) return void res.end();
+        res.write(slowFrames[n++]);
+        setTimeout(tick, slowDelayMs);
+      };
+      setTimeout(tick, slowDelayMs);
+    });
+  });
+  server.listen({ port: 0, host: HOST, backlog: 4096 }, () => send({ type: 'bare-listening', port: (server.address() as { port: number }).port }));
+  process.on('disconnect', () => process.exit(0));
+}
+
 // --- The GET-loop child -----------------------------------------------------------------
 
-function probe(port: number): void {
+function probe(defaultPort: number): void {
+  let port = defaultPort;
   let running = false;
   let latencies: number[] = [];
   let errors: string[] = [];
@@ -175,6 +257,7 @@ function probe(port: number): void {
   process.on('disconnect', () => process.exit(0));
   process.on('message', (msg: ToChild) => {
     if (msg.type === 'start') {
+      port = msg.port ?? defaultPort;
       latencies = [];
       errors = [];
       running = true;
@@ -195,7 +278,8 @@ function reader(port: number): void {
   process.on('disconnect', () => process.exit(0));
   process.on('message', (msg: ToChild) => {
     if (msg.type !== 'read') return;
-    Promise.all(msg.jobs.map((j) => (j.waitChars === undefined ? runStream(port, j) : runWait(port, j))))
+    const to = msg.port ?? port;
+    Promise.all(msg.jobs.map((j) => (j.waitChars === undefined ? runStream(to, j) : runWait(to, j))))
       .then((results) => send({ type: 'read-result', results }))
       .catch((err: unknown) => send({ type: 'read-failed', message: err instanceof Error ? err.message : String(err) }));
   });
@@ -209,6 +293,12 @@ let finishing = false;
 
 function killChildren(): void {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+}
+
+/** Stops a child whose part is over, without the exit being taken for a crash. */
+function finishingChild(child: ChildProcess): void {
+  child.removeAllListeners('exit');
+  child.kill('SIGKILL');
 }
 
 function startChild(args: string[], label: string, nodeArgs: string[] = []): { child: ChildProcess; ready: Promise<FromChild> } {
@@ -235,8 +325,8 @@ function startChild(args: string[], label: string, nodeArgs: string[] = []): { c
 class Prober {
   constructor(private readonly child: ChildProcess) {}
 
-  start(): void {
-    this.child.send({ type: 'start' } satisfies ToChild);
+  start(port?: number): void {
+    this.child.send({ type: 'start', port } satisfies ToChild);
   }
 
   stop(): Promise<number[]> {
@@ -439,7 +529,7 @@ function ask<T extends FromChild['type']>(child: ChildProcess, msg: ToChild, ans
   });
 }
 
-async function readElsewhere(child: ChildProcess, jobs: StreamJob[]): Promise<StreamResult[]> {
+async function readElsewhere(child: ChildProcess, jobs: StreamJob[], port?: number): Promise<StreamResult[]> {
   if (!jobs.length) return [];
   return new Promise((resolve, reject) => {
     const onMessage = (m: FromChild) => {
@@ -449,7 +539,7 @@ async function readElsewhere(child: ChildProcess, jobs: StreamJob[]): Promise<St
       child.off('message', onMessage);
     };
     child.on('message', onMessage);
-    child.send({ type: 'read', jobs } satisfies ToChild);
+    child.send({ type: 'read', jobs, port } satisfies ToChild);
   });
 }
 
@@ -532,11 +622,12 @@ async function main(): Promise<void> {
   // --- load, then many streams
   const slowExpected = await expectedEvents('slow-storyteller', undefined, USER_HI);
   const fireExpected = await expectedEvents('firehose', { count: FIREHOSE_EVENTS }, undefined);
-  const streamPhase = async (count: number) => {
+  const streamPhase = async (count: number, target: { port: number; slowEvents?: number } = { port }) => {
+    const slowEvents = target.slowEvents ?? slowExpected;
     const firehoses = Math.round(count * FIREHOSE_SHARE);
     const slows = count - firehoses;
     console.log(
-      `${count} streams at once (${slows} slow-storyteller of ${slowExpected} events, ` +
+      `${count} streams at once (${slows} slow-storyteller of ${slowEvents} events, ` +
         `${firehoses} firehose of ${fmt(fireExpected)} events; platform and client API alternately), with the GET loop`,
     );
     const jobs: StreamJob[] = Array.from({ length: count }, (_, i) => {
@@ -546,14 +637,14 @@ async function main(): Promise<void> {
       const fire = (i * firehoses) % count < firehoses;
       return fire
         ? { token, flavour, agent: 'firehose', body: { input: { count: FIREHOSE_EVENTS } }, expected: fireExpected }
-        : { token, flavour, agent: 'slow-storyteller', body: { messages: USER_HI }, expected: slowExpected };
+        : { token, flavour, agent: 'slow-storyteller', body: { messages: USER_HI }, expected: slowEvents };
     });
     serverReset();
-    prober.start();
+    prober.start(target.port);
     const started = performance.now();
     const [slowResults, fireResults] = await Promise.all([
-      Promise.all(jobs.filter((j) => j.agent !== 'firehose').map((j) => runStream(port, j))),
-      readElsewhere(readerChild.child, jobs.filter((j) => j.agent === 'firehose')),
+      Promise.all(jobs.filter((j) => j.agent !== 'firehose').map((j) => runStream(target.port, j))),
+      readElsewhere(readerChild.child, jobs.filter((j) => j.agent === 'firehose'), target.port),
     ]);
     const ms = performance.now() - started;
     const gets = stats(await prober.stop());
@@ -580,6 +671,16 @@ async function main(): Promise<void> {
   console.log('\nload:');
   const load = await streamPhase(STREAMS);
   const many = MANY_STREAMS > 0 ? (console.log('\nmany:'), await streamPhase(MANY_STREAMS)) : undefined;
+  // The same phase against a bare node:http server, in this run: what the machine itself allows.
+  let manyBare: Awaited<ReturnType<typeof streamPhase>> | undefined;
+  if (MANY_STREAMS > 0 && BARE_BASELINE) {
+    const bareChild = startChild(['--bare'], 'bare node:http server');
+    const ready = await bareChild.ready;
+    if (ready.type !== 'bare-listening') throw new Broken('the bare server sent an unexpected message');
+    console.log('\nmany, bare node:http baseline:');
+    manyBare = await streamPhase(MANY_STREAMS, { port: ready.port, slowEvents: Math.min(BARE_SLOW_EVENTS, slowExpected) });
+    finishingChild(bareChild.child);
+  }
   const loaded = load.gets;
   const loadServer = load.server;
   const slowFirst = load.slowFirst;
@@ -651,7 +752,12 @@ async function main(): Promise<void> {
       `\nEvents lost: ${fmt(lost)} of ${fmt(load.expected + (many?.expected ?? 0) + big!.expected * (1 + WAIT_RUNS))}` +
       (extra ? ` (and ${fmt(extra)} more than the agents send)` : '') +
       `\nSlow stream first event (ms, from the POST): p50 ${fmt(slowFirst.p50)}, p99 ${fmt(slowFirst.p99)}, max ${fmt(slowFirst.max)} ` +
-      `over ${slowFirst.n} streams (the agent's first fragment comes after 400 ms)`,
+      `over ${slowFirst.n} streams (the agent's first fragment comes after 400 ms)` +
+      (many && manyBare
+        ? `\nWith ${fmt(MANY_STREAMS)} streams, slow first event p50 / p99 (ms): service ${fmt(many.slowFirst.p50)} / ${fmt(many.slowFirst.p99)}, ` +
+          `bare node:http ${fmt(manyBare.slowFirst.p50)} / ${fmt(manyBare.slowFirst.p99)} in this run (answer head p99: ${fmt(many.slowHead.p99)} against ${fmt(manyBare.slowHead.p99)}); ` +
+          `service/bare p99 ${fmt(many.slowFirst.p99 / manyBare.slowFirst.p99, 2)}x`
+        : ''),
   );
 
   const verdict = (ok: boolean) => (ok ? 'PASS' : 'MISS');
@@ -666,6 +772,9 @@ async function main(): Promise<void> {
           ? [
               [`GET max with ${fmt(MANY_STREAMS)} streams < ${TARGET_GET_MAX_MS} ms`, `${fmt(many.gets.max, 1)} ms`, verdict(many.gets.max < TARGET_GET_MAX_MS)],
               [`slow first event p99 < ${TARGET_FIRST_EVENT_MS} ms with ${fmt(MANY_STREAMS)} streams`, `${fmt(many.slowFirst.p99)} ms`, verdict(many.slowFirst.p99 < TARGET_FIRST_EVENT_MS)],
+              ...(manyBare
+                ? [[`(baseline) the same with bare node:http, this run`, `${fmt(manyBare.slowFirst.p99)} ms`, manyBare.slowFirst.p99 < TARGET_FIRST_EVENT_MS ? 'under' : 'over']]
+                : []),
             ]
           : []),
         // Not one of the issue's targets: the same bar, for the wait mode that froze the service too.
@@ -692,6 +801,8 @@ if (serveAt !== -1) {
   void serve(process.argv[serveAt + 1]!, Number(process.argv[serveAt + 2]));
 } else if (probeAt !== -1) {
   probe(Number(process.argv[probeAt + 1]));
+} else if (process.argv.includes('--bare')) {
+  void bare();
 } else if (readAt !== -1) {
   reader(Number(process.argv[readAt + 1]));
 } else {

@@ -17,6 +17,12 @@ export function ResponseSummary({ meta, bytes }: { meta: Omit<ResponseMeta, 'raw
   return (
     <p className="response-summary">
       Status <strong>{meta.status}</strong> · {meta.durationMs} ms{size !== undefined && ` · ${formatBytes(size)}`}
+      {meta.revalidation && (
+        <span className="muted">
+          {' '}
+          · revalidated: {meta.revalidation.status} Not Modified in {meta.revalidation.durationMs} ms, no body
+        </span>
+      )}
     </p>
   );
 }
@@ -45,6 +51,20 @@ export function ResponseMetaView({ meta }: { meta: ResponseMeta }) {
         )}
         <dt>Request id</dt>
         <dd>{meta.requestId ? <code>{meta.requestId}</code> : <span className="muted">none sent</span>}</dd>
+        {meta.revalidation && (
+          <>
+            <dt>Revalidated</dt>
+            <dd>
+              {meta.revalidation.status} Not Modified (If-None-Match with this answer’s ETag) · {meta.revalidation.durationMs} ms · no body
+              {meta.revalidation.requestId && (
+                <>
+                  {' '}
+                  · <code>{meta.revalidation.requestId}</code>
+                </>
+              )}
+            </dd>
+          </>
+        )}
       </dl>
       <TableScroll label="Response headers">
         <table className="headers">

@@ -36,6 +36,7 @@ export const REFERENCE_ONLY_CODES: ReadonlyMap<string, string> = new Map([
   ['host_not_allowed', 'a request whose Host is neither a loopback name nor one given with --allowed-host'],
   ['upstream_not_allowed', 'a request through the console’s server to an instance it was not started with (--upstream)'],
   ['bad_gateway', 'the console’s server could not reach the instance, or the instance answered what it does not pass on'],
+  ['sandbox_fault', 'an error status asked for with X-Sandbox-Fault, for one the vendor names no code for (e.g. 418)'],
 ]);
 
 export interface ProblemFieldError {

@@ -22,6 +22,18 @@ export interface ResponseMeta {
   /** The body as received, for raw views. */
   rawBody: string;
   receivedAt: number;
+  /**
+   * This answer's body was confirmed unchanged by a later conditional request (If-None-Match
+   * with its ETag), answered 304 with no body: that request's figures.
+   */
+  revalidation?: Revalidation;
+}
+
+export interface Revalidation {
+  status: 304;
+  durationMs: number;
+  receivedAt: number;
+  requestId?: string;
 }
 
 export interface ApiResponse<T> extends ResponseMeta {
@@ -128,33 +140,71 @@ export interface RequestInit {
   method?: string;
   body?: unknown;
   signal?: AbortSignal;
+  /**
+   * Headers the request adds (a run's X-Sandbox-Fault). Never the Authorization header: the
+   * token goes only from the connection, and a header of that name here is not sent.
+   */
+  headers?: Readonly<Record<string, string>>;
+  /**
+   * A GET's earlier answer, held by the caller's cache: its ETag goes as If-None-Match, and a
+   * 304 answers it again (with `revalidation`), so revalidating what is held costs no body.
+   */
+  held?: ApiResponse<unknown>;
+}
+
+/** A header of an answer, by name in any case. */
+export function headerOf(headers: HeaderList, name: string): string | undefined {
+  const lower = name.toLowerCase();
+  return headers.find(([n]) => n.toLowerCase() === lower)?.[1];
+}
+
+/** Extra request headers as sent: any Authorization among them is dropped. */
+function extraHeaders(extra: RequestInit['headers']): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(extra ?? {})) if (name.toLowerCase() !== 'authorization') out[name] = value;
+  return out;
 }
 
 export async function apiRequest<T>(connection: Connection, path: string, init: RequestInit = {}): Promise<ApiResponse<T>> {
   const method = init.method ?? 'GET';
   if (connection.problem) throw notConnected(connection.problem);
   const url = urlOf(connection, path);
-  const headers: Record<string, string> = { Accept: 'application/json' };
+  const headers: Record<string, string> = { ...extraHeaders(init.headers), Accept: 'application/json' };
   if (connection.token) headers.Authorization = `Bearer ${connection.token}`;
   if (init.body !== undefined) headers['Content-Type'] = 'application/json';
-  const started = performance.now();
-  let response: Response;
-  try {
-    response = await fetch(url, {
+  const etag = method === 'GET' && init.held ? headerOf(init.held.headers, 'etag') : undefined;
+  const sameOrigin = !/^https?:\/\//i.test(connection.baseUrl) || new URL(url, window.location.href).origin === window.location.origin;
+  const send = (conditional: boolean) =>
+    fetch(url, {
       method,
-      headers,
+      headers: conditional && etag ? { ...headers, 'If-None-Match': etag } : headers,
       body: init.body === undefined ? undefined : JSON.stringify(init.body),
       signal: init.signal,
       credentials: 'omit',
       cache: 'no-store',
     });
+  let started = performance.now();
+  let response: Response;
+  try {
+    try {
+      response = await send(true);
+    } catch (err) {
+      // An instance that allows this origin may still not allow If-None-Match in its CORS
+      // preflight: the GET, which changes nothing, is asked again without it.
+      if (!etag || sameOrigin || init.signal?.aborted) throw err;
+      started = performance.now();
+      response = await send(false);
+    }
   } catch (err) {
     if (init.signal?.aborted) throw new ApiError('aborted', 0, 'Cancelled', 'The request was cancelled.', undefined, undefined);
-    const sameOrigin = !/^https?:\/\//i.test(connection.baseUrl) || new URL(url, window.location.href).origin === window.location.origin;
     throw new ApiError('network', 0, sameOrigin ? 'No answer' : 'Network or CORS failure', networkErrorDetail(url, sameOrigin), String(err), undefined);
   }
   const rawBody = await response.text();
   const meta = responseMetaOf(response, method, url, started, rawBody);
+  if (response.status === 304 && etag && init.held) {
+    const { status, durationMs, receivedAt, requestId } = meta;
+    return { ...(init.held as ApiResponse<T>), revalidation: { status: status as 304, durationMs, receivedAt, ...(requestId !== undefined && { requestId }) } };
+  }
   const body = parseBody(rawBody, response.headers.get('content-type') ?? '');
   if (!response.ok) throw httpErrorOf(response, body, meta);
   return { ...meta, data: body as T };

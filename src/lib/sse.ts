@@ -270,13 +270,17 @@ export async function streamRun(
   body: unknown,
   handlers: StreamHandlers,
   signal: AbortSignal,
+  /** Headers the run adds (its X-Sandbox-Fault); an Authorization among them is not sent. */
+  extra: Readonly<Record<string, string>> = {},
 ): Promise<StreamEnd> {
   if (connection.problem) return { kind: 'refused', error: notConnected(connection.problem) };
   const url = urlOf(connection, path);
   const method = 'POST';
   // Lower-case on purpose: fetch-event-source adds `accept` itself unless that exact key is set,
   // and with `Accept` too the request would say "text/event-stream, text/event-stream".
-  const headers: Record<string, string> = { 'Content-Type': 'application/json', accept: SSE_CONTENT_TYPE };
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(extra)) if (name.toLowerCase() !== 'authorization') headers[name] = value;
+  Object.assign(headers, { 'Content-Type': 'application/json', accept: SSE_CONTENT_TYPE });
   if (connection.token) headers.Authorization = `Bearer ${connection.token}`;
   const started = performance.now();
   let opened = false;

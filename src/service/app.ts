@@ -1,7 +1,9 @@
 import { Hono, type Context } from 'hono';
+import { SANDBOX_FAULT_HEADER } from '../contract/sandbox-fault.ts';
 import { cors } from 'hono/cors';
 import { AgentCatalog } from './agents.ts';
 import { familyOf } from './families.ts';
+import { withFault } from './faults.ts';
 import { legacyError, metadataError, newRequestId, problem, type Env } from './http.ts';
 import { customMetadataRoutes } from './routes/custom-metadata.ts';
 import { LEGACY_BASE, legacyAgentRoutes, PLATFORM_BASE, platformAgentRoutes } from './routes/agents.ts';
@@ -9,6 +11,9 @@ import { sandboxRoutes } from './routes/sandbox.ts';
 import { consentRoutes } from './routes/consent.ts';
 import { ToolAuthorizations } from './tool-auth.ts';
 import { RunSlots, type RunObserver } from './runs.ts';
+import { RateLimiter } from './auth.ts';
+import { preparedSchemaReads, type PreparedRead } from './prepared-reads.ts';
+import { replayRoutes, type ReplayOptions } from './replay.ts';
 import { isAllowedHost, unsafePathProblem } from './request-guard.ts';
 import { loggedMessages, RUN_POST_PATH, RunLog } from './run-log.ts';
 import { DEMO_TOKENS, seedIfEmpty } from './seed.ts';
@@ -49,6 +54,8 @@ export interface ServiceOptions extends StoreOptions {
    * service through its `--upstream` proxy.
    */
   allowedReturnOrigins?: string[];
+  /** `--replay DIR`: the API answers from these recordings instead of the routes (replay.ts). */
+  replay?: ReplayOptions;
 }
 
 export interface Service {
@@ -56,7 +63,18 @@ export interface Service {
   store: Store;
   catalog: AgentCatalog;
   durable: DurableRuns;
+  /** The schema read from a prepared answer, ahead of the app (prepared-reads.ts); without it, the app answers it. */
+  preparedRead?: PreparedRead;
   close(): void;
+}
+
+/** What the app shares with the ways in ahead of it: the custom-metadata routes' rate limit. */
+export interface AppShared {
+  metadataLimiter: RateLimiter;
+}
+
+export function appShared(options: ServiceOptions = {}): AppShared {
+  return { metadataLimiter: new RateLimiter(options.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE) };
 }
 
 /** Path prefixes the service answers; everything else belongs to the console. */
@@ -67,7 +85,7 @@ export const DEFAULT_RATE_LIMIT_PER_MINUTE = 600;
 /** A reference choice: enough for a console with a few tabs and a script, not for one token to take the service. */
 export const DEFAULT_MAX_RUNS_PER_TOKEN = 20;
 
-const EXPOSED_HEADERS = ['X-Request-Id', 'Retry-After', 'Deprecation', 'Sunset', 'Link', 'WWW-Authenticate'];
+const EXPOSED_HEADERS = ['X-Request-Id', 'Retry-After', 'Deprecation', 'Sunset', 'Link', 'WWW-Authenticate', 'ETag'];
 
 const FAMILY_ERRORS = {
   400: { problem: 'invalid_request', metadata: 'invalid path' },
@@ -114,7 +132,13 @@ export function createDurableRuns(store: Store, options: ServiceOptions = {}): D
   return durable;
 }
 
-export function createApp(store: Store, catalog: AgentCatalog, options: ServiceOptions = {}, durable = createDurableRuns(store, options)): Hono<Env> {
+export function createApp(
+  store: Store,
+  catalog: AgentCatalog,
+  options: ServiceOptions = {},
+  durable = createDurableRuns(store, options),
+  shared: AppShared = appShared(options),
+): Hono<Env> {
   const app = new Hono<Env>();
   const runLog = new RunLog();
   const toolAuth = new ToolAuthorizations(store.database);
@@ -155,7 +179,8 @@ export function createApp(store: Store, catalog: AgentCatalog, options: ServiceO
   if (options.corsOrigins?.length) {
     const policy = cors({
       origin: options.corsOrigins,
-      allowHeaders: ['Authorization', 'Content-Type', 'Accept'],
+      // A client of another origin may ask for faults and revalidate schemas too.
+      allowHeaders: ['Authorization', 'Content-Type', 'Accept', 'If-None-Match', SANDBOX_FAULT_HEADER],
       allowMethods: ['GET', 'POST', 'PUT', 'DELETE'],
       exposeHeaders: EXPOSED_HEADERS,
       maxAge: 600,
@@ -163,10 +188,19 @@ export function createApp(store: Store, catalog: AgentCatalog, options: ServiceO
     app.use('/rest/*', policy);
     app.use('/api/*', policy);
   }
+  // After CORS: a fault's answer, a refusal included, is readable by the page that asked for it.
+  // Most requests ask for no fault: they go on without one more async layer.
+  app.use((c, next) => (c.req.header(SANDBOX_FAULT_HEADER) === undefined ? next() : withFault(c, rawPathOf(c), next)));
 
-  app.route('/rest/api/index', customMetadataRoutes(store, runOptions));
-  app.route(LEGACY_BASE, legacyAgentRoutes(store, catalog, runOptions));
-  app.route(PLATFORM_BASE, platformAgentRoutes(store, catalog, runOptions));
+  if (options.replay) {
+    const replay = replayRoutes(store, options.replay, runOptions);
+    app.route('/rest', replay);
+    app.route('/api', replay);
+  } else {
+    app.route('/rest/api/index', customMetadataRoutes(store, { ...runOptions, limiter: shared.metadataLimiter }));
+    app.route(LEGACY_BASE, legacyAgentRoutes(store, catalog, runOptions));
+    app.route(PLATFORM_BASE, platformAgentRoutes(store, catalog, runOptions));
+  }
   // Before the sandbox's routes, whose same-origin rule it must not have: a console of any
   // allowed origin sends the browser here. Its handlers answer, so that rule is never reached.
   app.route('/sandbox/oauth', consentRoutes(store, catalog, toolAuth));
@@ -175,7 +209,13 @@ export function createApp(store: Store, catalog: AgentCatalog, options: ServiceO
     sandboxRoutes(
       store,
       // The demo tokens are public sandbox strings (README); the console offers them to a first-time user.
-      () => ({ agents: catalog.agents.length, groups: store.countGroups(), groupNames: store.groupNames(), demoTokens: DEMO_TOKENS }),
+      () => ({
+        agents: catalog.agents.length,
+        groups: store.countGroups(),
+        groupNames: store.groupNames(),
+        demoTokens: DEMO_TOKENS,
+        ...(options.replay && { replay: { dir: options.replay.set.dir, recordings: options.replay.set.recordings.length, speed: options.replay.speed } }),
+      }),
       runLog,
       allowedHosts,
     ),
@@ -199,6 +239,9 @@ export function createService(options: ServiceOptions = {}): Service {
   seedIfEmpty(store);
   const catalog = new AgentCatalog(options.agentsFile);
   const durable = createDurableRuns(store, options);
-  const app = createApp(store, catalog, options, durable);
-  return { app, store, catalog, durable, close: () => store.close() };
+  const shared = appShared(options);
+  const app = createApp(store, catalog, options, durable, shared);
+  // A replay answers schema reads from its recordings, never from the store.
+  const preparedRead = options.replay ? undefined : preparedSchemaReads(store, shared.metadataLimiter, { allowedHosts: options.allowedHosts, corsOrigins: options.corsOrigins });
+  return { app, store, catalog, durable, preparedRead, close: () => store.close() };
 }

@@ -30,25 +30,35 @@ export function authenticate(store: Store, refuse: (c: Context<Env>, why: string
 
 /**
  * A fixed-window limit per token, so the sandbox shows what a 429 with Retry-After looks
- * like. `perMinute: 0` turns it off (benchmarks).
+ * like. `perMinute: 0` turns it off (benchmarks). One limiter may serve several ways in (the
+ * custom-metadata routes and the prepared schema reads share one), so a token's count is one.
  */
-export function rateLimit(perMinute: number, refuse: (c: Context<Env>, retryAfter: number) => Response): MiddlewareHandler<Env> {
-  const windows = new Map<string, { start: number; count: number }>();
+export class RateLimiter {
+  private readonly windows = new Map<string, { start: number; count: number }>();
+
+  constructor(readonly perMinute: number) {}
+
+  /** Counts a request of `tokenKey`: 0 when it may go on, else the seconds until it may. */
+  take(tokenKey: string): number {
+    if (this.perMinute <= 0) return 0;
+    const now = Date.now();
+    let w = this.windows.get(tokenKey);
+    if (!w || now - w.start >= 60_000) {
+      w = { start: now, count: 0 };
+      this.windows.set(tokenKey, w);
+    }
+    w.count++;
+    return w.count > this.perMinute ? Math.max(1, Math.ceil((w.start + 60_000 - now) / 1000)) : 0;
+  }
+}
+
+export function rateLimit(limit: number | RateLimiter, refuse: (c: Context<Env>, retryAfter: number) => Response): MiddlewareHandler<Env> {
+  const limiter = typeof limit === 'number' ? new RateLimiter(limit) : limit;
   return async (c, next) => {
-    if (perMinute > 0) {
-      const now = Date.now();
-      const key = c.get('tokenKey');
-      let w = windows.get(key);
-      if (!w || now - w.start >= 60_000) {
-        w = { start: now, count: 0 };
-        windows.set(key, w);
-      }
-      w.count++;
-      if (w.count > perMinute) {
-        const retryAfter = Math.max(1, Math.ceil((w.start + 60_000 - now) / 1000));
-        c.header('Retry-After', String(retryAfter));
-        return refuse(c, retryAfter);
-      }
+    const retryAfter = limiter.take(c.get('tokenKey'));
+    if (retryAfter > 0) {
+      c.header('Retry-After', String(retryAfter));
+      return refuse(c, retryAfter);
     }
     await next();
   };

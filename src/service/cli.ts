@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { createService } from './app.ts';
 import { parseFlags, UsageError } from './flags.ts';
 import { listen } from './node.ts';
-import { OPTIONS_ENV, portOf, SERVICE_FLAGS, serviceOptionsOf, UPSTREAM_TIMEOUT_ENV, UPSTREAMS_ENV, upstreamTimeoutOf } from './options.ts';
+import { OPTIONS_ENV, portOf, RECORD_ENV, replayOptionsOf, SERVICE_FLAGS, serviceOptionsOf, UPSTREAM_TIMEOUT_ENV, UPSTREAMS_ENV, upstreamTimeoutOf } from './options.ts';
 import { isLoopbackHost } from './request-guard.ts';
 import { upstreamProblem } from './upstream-proxy.ts';
 import { DEMO_TOKENS } from './seed.ts';
@@ -11,16 +11,21 @@ import { tokenCommand } from './token-command.ts';
 
 const USAGE = `Usage:
   npm start -- [--port N] [--host H] [--allowed-host NAME ...] [--data DIR | --memory] [--cors-origin ORIGIN ...]
-               [--allowed-return-origin ORIGIN ...] [--upstream ORIGIN ...] [--upstream-timeout-ms N] [--rate-limit N]
+               [--allowed-return-origin ORIGIN ...] [--upstream ORIGIN ...] [--upstream-timeout-ms N] [--record DIR] [--rate-limit N]
                [--max-runs N] [--max-durable-runs N] [--durable-timeout-ms N] [--durable-grace-ms N] [--durable-retention DURATION]
       Builds the console if needed and serves it with the reference service on one origin;
       --upstream lets the console's server forward API requests to that instance;
       --upstream-timeout-ms: how long an upstream may send nothing, before its answer (then 502) or
-      within it (then the connection is broken) (default 300000).
+      within it (then the connection is broken) (default 300000);
+      --record DIR: writes every API exchange forwarded to an upstream into DIR, one JSON file each
+      (docs/recording.md); never a token, a cookie or an Authorization header.
   npm run service -- [--port N] [--host H] [--allowed-host NAME ...] [--data DIR | --memory] [--cors-origin ORIGIN ...]
                      [--allowed-return-origin ORIGIN ...] [--rate-limit N] [--max-runs N] [--max-durable-runs N] [--agents FILE]
                      [--durable-timeout-ms N] [--durable-grace-ms N] [--durable-retention DURATION]
-      The reference service alone. --rate-limit: requests a minute per token (default 600, 0 for none);
+                     [--replay DIR [--replay-speed N]]
+      The reference service alone. --replay DIR: API requests are answered from the recordings in DIR
+      (matched by method, path, query and body; paced as recorded, N times faster with --replay-speed,
+      0.1 to 1000); the service's tokens and scopes still apply. --rate-limit: requests a minute per token (default 600, 0 for none);
       --max-runs: stream and wait runs one token may have going at once (default 20, 0 for none);
       --max-durable-runs: durable runs not yet over (queued, running, cancelling or waiting for
       approval) one token may have, a count of their own (default: --max-runs' value, 0 for none).
@@ -72,6 +77,7 @@ async function start(args: string[]): Promise<void> {
     'no-build': { type: 'boolean' },
     upstream: { type: 'string', multiple: true },
     'upstream-timeout-ms': { type: 'string' },
+    record: { type: 'string' },
   });
   const port = portOf(flags.port, 5173);
   const host = flags.host ?? '127.0.0.1';
@@ -81,8 +87,13 @@ async function start(args: string[]): Promise<void> {
     if (problem) throw new UsageError(problem);
   }
   const options = serviceOptionsOf(flags);
+  if (flags.record !== undefined && !upstreams.length) {
+    throw new UsageError("--record DIR writes what the console's server forwards to an upstream: give --upstream ORIGIN too.");
+  }
+  if (flags.record === '') throw new UsageError('--record takes a directory.');
   process.env[OPTIONS_ENV] = JSON.stringify(options);
   process.env[UPSTREAMS_ENV] = JSON.stringify(upstreams);
+  if (flags.record !== undefined) process.env[RECORD_ENV] = resolve(flags.record);
   const upstreamTimeout = upstreamTimeoutOf(flags['upstream-timeout-ms']);
   if (upstreamTimeout !== undefined) process.env[UPSTREAM_TIMEOUT_ENV] = String(upstreamTimeout);
   const vite = await import('vite');
@@ -100,6 +111,7 @@ async function start(args: string[]): Promise<void> {
   const actual = typeof address === 'object' && address ? address.port : port;
   printTokens(`http://${host.includes(':') ? `[${host}]` : host}:${actual}`);
   if (upstreams.length) console.log(`  Forwarding API requests to: ${upstreams.join(', ')} (pick "through the console's server")\n`);
+  if (flags.record !== undefined) console.log(`  Recording every exchange forwarded into ${resolve(flags.record)} (no token, cookie or Authorization header is written)\n`);
   hintAllowedHosts(host, options.allowedHosts ?? []);
 }
 
@@ -111,12 +123,16 @@ function hintAllowedHosts(host: string, allowed: readonly string[]): void {
 }
 
 async function service(args: string[]): Promise<void> {
-  const flags = parseFlags(args, SERVICE_FLAGS);
-  const options = serviceOptionsOf(flags);
+  const flags = parseFlags(args, { ...SERVICE_FLAGS, replay: { type: 'string' }, 'replay-speed': { type: 'string' } });
+  const replay = replayOptionsOf(flags.replay, flags['replay-speed']);
+  const options = { ...serviceOptionsOf(flags), ...(replay && { replay }) };
   const svc = createService(options);
   const host = flags.host ?? '127.0.0.1';
   const { url } = await listen(svc, portOf(flags.port, 8787), host);
   console.log(`Reference service on ${url} (data: ${flags.memory ? 'in memory' : resolve(flags.data ?? '.data')})`);
+  if (replay) {
+    console.log(`Replaying ${replay.set.recordings.length} recordings from ${resolve(replay.set.dir)}${replay.speed !== 1 ? `, ${replay.speed} times as fast as recorded` : ''}; other API requests answer 404.`);
+  }
   printTokens(url);
   hintAllowedHosts(host, options.allowedHosts ?? []);
 }

@@ -9,8 +9,9 @@ import { afterEach, describe, expect, it, test } from 'vitest';
 import { DurableRuns, sweepPeriodMs } from './durable/executor.ts';
 import { DurableRunStore } from './durable/store.ts';
 import { ManualClock } from './durable/test-support.ts';
-import { durationFlag, integerFlag, MAX_TIMER_MS, parseFlags, UsageError } from './flags.ts';
-import { NUMBER_FLAGS, portOf, SERVICE_FLAGS, serviceOptionsOf, UPSTREAM_TIMEOUT_ENV, upstreamProxyOptionsFromEnv, upstreamTimeoutOf } from './options.ts';
+import { decimalFlag, durationFlag, integerFlag, MAX_TIMER_MS, parseFlags, UsageError } from './flags.ts';
+import { REPLAY_SPEED } from './replay.ts';
+import { NUMBER_FLAGS, portOf, replayOptionsOf, SERVICE_FLAGS, serviceOptionsOf, UPSTREAM_TIMEOUT_ENV, upstreamProxyOptionsFromEnv, upstreamTimeoutOf } from './options.ts';
 import { Store } from './store.ts';
 
 const START_FLAGS = { ...SERVICE_FLAGS, 'upstream-timeout-ms': { type: 'string' } } as const;
@@ -163,6 +164,29 @@ describe('--allowed-return-origin', () => {
       );
     },
   );
+});
+
+describe('--replay-speed', () => {
+  const speed = (raw: string) => decimalFlag('replay-speed', raw, REPLAY_SPEED);
+
+  it.each([
+    ['1', 1],
+    ['4', 4],
+    ['0.5', 0.5],
+    ['0.1', 0.1],
+    ['1000', 1000],
+    ['12.25', 12.25],
+  ])('%s plays %d times as fast', (raw, n) => {
+    expect(speed(raw)).toBe(n);
+  });
+
+  it.each(['0', '0.05', '1001', '-2', '+2', '1e2', '0x10', '.5', '5.', '1,5', ' 2', '2x', '', 'Infinity', 'NaN'])('%j is refused, naming the flag and its range', (raw) => {
+    expect(usageMessage(() => speed(raw))).toMatch(/^--replay-speed takes how many times faster than recorded a replay answers: a number from 0\.1 to 1,000 .*; not /);
+  });
+
+  it('goes with --replay only', () => {
+    expect(usageMessage(() => replayOptionsOf(undefined, '2'))).toBe('--replay-speed goes with --replay DIR.');
+  });
 });
 
 describe('the clean-up sweep of ended durable runs', () => {

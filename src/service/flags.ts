@@ -102,3 +102,18 @@ export function durationFlag(name: string, raw: string | undefined, rule: { min:
   }
   return ms;
 }
+
+const DECIMAL_FRACTION = /^[0-9]+(\.[0-9]+)?$/;
+
+/**
+ * The value of flag `name` as a decimal number within `rule` (plain digits, an optional
+ * fraction after a point: `2`, `0.5`, `12.25`); undefined when the flag was not given.
+ */
+export function decimalFlag(name: string, raw: string | undefined, rule: IntegerRule): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = DECIMAL_FRACTION.test(raw) ? Number(raw) : NaN;
+  if (!(n >= rule.min && n <= rule.max)) {
+    throw new UsageError(`--${name} takes ${rule.meaning}: a number from ${grouped(rule.min)} to ${grouped(rule.max)} in plain digits (a fraction after a point, as 0.5); not ${shown(raw)}.`);
+  }
+  return n;
+}

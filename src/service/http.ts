@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import { randomBytes } from 'node:crypto';
+import type { SandboxFault } from '../contract/sandbox-fault.ts';
 import { PROBLEM_CODES, problemType, type ProblemCode, type ProblemDetail, type ProblemFieldError } from '../contract/problem.ts';
 import { clip, type FieldProblem, type ProblemList } from './problem-list.ts';
 import type { TokenRecord } from './store.ts';
@@ -12,6 +13,8 @@ export interface Env {
     tokenKey: string;
     /** A run POST's `messages` as it arrived, for the sandbox's log of run POSTs. */
     runMessages?: unknown;
+    /** What the request's X-Sandbox-Fault asks of its answer (faults.ts). */
+    fault?: SandboxFault;
   };
 }
 

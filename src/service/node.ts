@@ -68,8 +68,10 @@ export function serviceMiddleware(service: Service, timeouts: Pick<ServerTimeout
   const listener = requestListener(service);
   const bodies = new BodyWatch(timeouts);
   const garbage = new LargeBodyCollector();
+  const prepared = service.preparedRead;
   return (req, res, next) => {
     if (!isServicePath(req.url)) return next();
+    if (prepared?.(req, res)) return;
     bodies.watch(req, res);
     res.once('close', () => garbage.answered(req));
     void listener(req, res);
@@ -280,7 +282,9 @@ export function listen(
   const listener = requestListener(service);
   const bodies = new BodyWatch(timeouts);
   const garbage = new LargeBodyCollector();
+  const prepared = service.preparedRead;
   const server = createServer({ connectionsCheckingInterval: checkInterval }, (req, res) => {
+    if (prepared?.(req, res)) return;
     bodies.watch(req, res);
     res.once('close', () => garbage.answered(req));
     void listener(req, res);

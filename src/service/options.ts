@@ -1,5 +1,6 @@
 import type { ServiceOptions } from './app.ts';
-import { durationFlag, integerFlag, MAX_TIMER_MS, UsageError } from './flags.ts';
+import { decimalFlag, durationFlag, integerFlag, MAX_TIMER_MS, UsageError } from './flags.ts';
+import { loadRecordings, REPLAY_SPEED, type ReplayOptions } from './replay.ts';
 import { parseAllowedHosts } from './request-guard.ts';
 
 /** Flags the `service` and `start` commands share, turned into service options. */
@@ -108,6 +109,24 @@ function durableOptionsOf(values: {
     ...(grace !== undefined && { durableGraceMs: grace }),
     ...(retention !== undefined && { durableRetentionMs: retention }),
   };
+}
+
+/** `--replay DIR [--replay-speed N]`: the recordings, read and checked at start, and the speed. */
+export function replayOptionsOf(dir: string | undefined, speed: string | undefined): ReplayOptions | undefined {
+  if (dir === undefined) {
+    if (speed !== undefined) throw new UsageError('--replay-speed goes with --replay DIR.');
+    return undefined;
+  }
+  if (dir === '') throw new UsageError('--replay takes a directory of recordings.');
+  const n = decimalFlag('replay-speed', speed, REPLAY_SPEED) ?? 1;
+  return { set: loadRecordings(dir), speed: n };
+}
+
+/** `npm start --record DIR`: where the console's server writes what it forwards (an absolute path). */
+export const RECORD_ENV = 'CONSOLE_RECORD_DIR';
+
+export function recordDirFromEnv(): string | undefined {
+  return process.env[RECORD_ENV] || undefined;
 }
 
 /** The Vite plugin is configured through the environment, so `vite`, `vite preview` and `npm start` agree. */

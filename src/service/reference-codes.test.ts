@@ -8,12 +8,13 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROBLEM_CODES, REFERENCE_ONLY_CODES } from '../contract/problem.ts';
 import { SPEC_DIR } from './test-support/spec.ts';
+import { SANDBOX_FAULT_CODE } from './faults.ts';
 import { REFUSALS } from './upstream-proxy.ts';
 
 const platform = JSON.parse(readFileSync(path.join(SPEC_DIR, 'platform.json'), 'utf8')) as { components: { schemas: { ProblemDetailCode: { enum: string[] } } } };
 
 const publicCodes = new Set<string>(platform.components.schemas.ProblemDetailCode.enum);
-const sent = new Set<string>([...Object.keys(PROBLEM_CODES), ...Object.values(REFUSALS).map((r) => r.code)]);
+const sent = new Set<string>([...Object.keys(PROBLEM_CODES), ...Object.values(REFUSALS).map((r) => r.code), SANDBOX_FAULT_CODE]);
 
 describe('the reference service’s own problem codes', () => {
   it('every code the service or the console’s server sends beyond the public list is listed as its own', () => {

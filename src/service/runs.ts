@@ -97,11 +97,14 @@ export function streamRun(c: Context<Env>, flavour: Flavour, run: RunRequest, op
   options.observer?.started?.(info);
   let events = 0;
   let outcome: RunEnded['outcome'] = 'completed';
-  return streamSse(c, { keepAliveMs }, async (sse) => {
+  return streamSse(c, { keepAliveMs, fault: c.get('fault') }, async (sse) => {
     try {
       outcome = await produce(sse);
+      // Ended here rather than by the writer afterwards: a fault may break the stream at its end.
+      sse.end();
     } finally {
       release();
+      if (sse.faulted === 'dropped') outcome = 'dropped';
       options.observer?.ended?.({ ...info, events, outcome: outcome === 'dropped' || !sse.closed ? outcome : 'client-closed' });
     }
   });

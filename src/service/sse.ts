@@ -1,7 +1,9 @@
 import type { Context } from 'hono';
 import type { ServerResponse } from 'node:http';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
+import type { SandboxFault } from '../contract/sandbox-fault.ts';
 import { SSE_CONTENT_TYPE } from '../contract/sse.ts';
+import { ByteThrottle } from './throttle.ts';
 
 /**
  * A server-sent event stream for one response. On Node (the console's server and
@@ -17,6 +19,11 @@ export interface SseStream {
   send(event: string, data: unknown): Promise<void> | undefined;
   /** `send` for data already serialized: JSON on one line. */
   sendJson(event: string, json: string): Promise<void> | undefined;
+  /**
+   * An event as a replay recorded it: its own id and event name (either may be absent), its
+   * data as it came (lines joined with \n). Does not take an id of the stream's own count.
+   */
+  sendRecorded(id: string | undefined, event: string | undefined, data: string): Promise<void> | undefined;
   /** Sends a comment line, used as keep-alive. */
   comment(text: string): Promise<void> | undefined;
   /** True once the client went away; producers stop work then. */
@@ -26,12 +33,19 @@ export interface SseStream {
   end(): void;
   /** Breaks the connection without ending the stream, as a failing network would. */
   drop(): void;
+  /** What an X-Sandbox-Fault did to the stream, once it did it: broke it, or left it silent. */
+  readonly faulted: 'dropped' | 'stalled' | undefined;
 }
 
 export interface SseOptions {
   /** Idle time after which a `: keep-alive` comment is sent. */
   keepAliveMs: number;
+  /** X-Sandbox-Fault's settings for this answer (drop-after, delay-first, stall-after, slow-bytes). */
+  fault?: SandboxFault;
 }
+
+/** While delay-first holds the first event, a keep-alive goes out this often (or the stream's own interval, if shorter). */
+export const HELD_KEEP_ALIVE_MS = 1_000;
 
 const SSE_HEADERS = {
   'content-type': `${SSE_CONTENT_TYPE}; charset=utf-8`,
@@ -48,11 +62,22 @@ function frameJson(id: number, event: string, json: string): string {
   return `id: ${id}\nevent: ${event}\ndata: ${json}\n\n`;
 }
 
+/** SSE framing of a recorded event: a data line per line of its data, and only the fields it had. */
+export function frameRecorded(id: string | undefined, event: string | undefined, data: string): string {
+  let out = id !== undefined ? `id: ${id}\n` : '';
+  if (event !== undefined) out += `event: ${event}\n`;
+  for (const line of data.split('\n')) out += `data: ${line}\n`;
+  return `${out}\n`;
+}
+
+/** How long after its last bytes left a broken stream's connection is cut. */
+const DROP_AFTER_WRITTEN_MS = 100;
+
 /** Past this many characters waiting, a burst is written at once rather than at its end. */
 const BATCH_CHARS = 32 * 1024;
 
 interface Transport {
-  write(chunk: string): boolean | Promise<void>;
+  write(chunk: string | Uint8Array): boolean | Promise<void>;
   waitDrain(): Promise<void>;
   end(): void;
   drop(): void;
@@ -80,6 +105,10 @@ export function streamSse(
   if (outgoing) {
     outgoing.writeHead(200, headers);
     outgoing.flushHeaders();
+    // The answer is on the socket: Hono need not copy the returned marker over `c.res` (a new
+    // Response and every header converted again, per stream: a burst of a thousand POSTs paid
+    // that on the loop the first events wait for). nodeFetch returns the marker itself.
+    c.finalized = true;
     outgoing.on('close', () => controller.abort());
     transport = {
       write: (chunk) => outgoing.write(chunk),
@@ -96,12 +125,24 @@ export function streamSse(
       end: () => outgoing.end(),
       // No terminating chunk: the client sees the body cut off mid-stream. The socket is ended
       // (FIN after what was written), not destroyed: a reset would throw away events the client
-      // has not read yet, and a slow client would see fewer than were sent.
+      // has not read yet, and a slow client would see fewer than were sent. And it is ended a
+      // moment after the last bytes left: a browser that reads the events and the break in one
+      // go reports the break and drops the events with it (Chromium did, for a burst).
       drop: () => {
         const socket = outgoing.socket;
         if (!socket) return;
-        socket.end();
-        setTimeout(() => socket.destroy(), 5_000).unref();
+        const cut = () => {
+          socket.end();
+          setTimeout(() => socket.destroy(), 5_000).unref();
+        };
+        // Bytes still buffered (the response's, the socket's) are waited for, a few seconds at most.
+        const until = performance.now() + 5_000;
+        const waitWritten = () => {
+          if ((outgoing.writableLength > 0 || socket.writableLength > 0) && !socket.destroyed && performance.now() < until) {
+            setTimeout(waitWritten, 10).unref();
+          } else setTimeout(cut, DROP_AFTER_WRITTEN_MS).unref();
+        };
+        waitWritten();
       },
     };
     response = RESPONSE_ALREADY_SENT;
@@ -124,7 +165,7 @@ export function streamSse(
     );
     transport = {
       write: (chunk) => {
-        ctrl.enqueue(encoder.encode(chunk));
+        ctrl.enqueue(typeof chunk === 'string' ? encoder.encode(chunk) : chunk.slice());
         return (ctrl.desiredSize ?? 1) > 0;
       },
       waitDrain: () =>
@@ -144,6 +185,9 @@ export function streamSse(
     response = new Response(readable, { status: 200, headers });
     c.req.raw.signal.addEventListener('abort', () => controller.abort());
   }
+
+  const slowBytes = options.fault?.slowBytes;
+  if (slowBytes !== undefined) transport = slowed(transport, slowBytes, controller.signal);
 
   let nextId = 1;
   let ended = false;
@@ -194,28 +238,82 @@ export function streamSse(
     }
     return blocked;
   };
+  // X-Sandbox-Fault: events counted as they are handed over, the first one held, the stream
+  // broken or left silent once enough have gone.
+  const fault = options.fault;
+  let events = 0;
+  let faulted: 'dropped' | 'stalled' | undefined;
+  let firstHeld = false;
+  let stalledUntilClose: Promise<void> | undefined;
+  const stall = (): Promise<void> => {
+    if (faulted !== 'stalled') {
+      faulted = 'stalled';
+      flush();
+      stopKeepAlive();
+      stalledUntilClose = new Promise((resolve) => controller.signal.addEventListener('abort', () => resolve(), { once: true }));
+    }
+    return stalledUntilClose!;
+  };
+  const holdFirst = async (ms: number): Promise<void> => {
+    const beat = setInterval(() => void write(': keep-alive\n\n'), Math.min(HELD_KEEP_ALIVE_MS, options.keepAliveMs));
+    try {
+      await sleepUnless(ms, controller.signal);
+    } finally {
+      clearInterval(beat);
+    }
+  };
+  const emit = (frame: () => string): Promise<void> | undefined => {
+    if (faulted === 'stalled') return stalledUntilClose;
+    if (faulted || ended || controller.signal.aborted) return undefined;
+    if (fault?.dropAfter !== undefined && events >= fault.dropAfter) {
+      stream.drop();
+      faulted = 'dropped';
+      return undefined;
+    }
+    if (fault?.stallAfter !== undefined && events >= fault.stallAfter) return stall();
+    events++;
+    if (fault?.delayFirst && !firstHeld) {
+      firstHeld = true;
+      return holdFirst(fault.delayFirst).then(() => write(frame()));
+    }
+    return write(frame());
+  };
   const stream: SseStream = {
-    send: (event, data) => write(frameEvent(nextId++, event, data)),
-    sendJson: (event, json) => write(frameJson(nextId++, event, json)),
-    comment: (text) => write(`: ${text}\n\n`),
+    send: (event, data) => emit(() => frameEvent(nextId++, event, data)),
+    sendJson: (event, json) => emit(() => frameJson(nextId++, event, json)),
+    sendRecorded: (id, event, data) => emit(() => frameRecorded(id, event, data)),
+    comment: (text) => (faulted ? undefined : write(`: ${text}\n\n`)),
     get closed() {
-      return controller.signal.aborted;
+      return controller.signal.aborted || faulted === 'dropped';
+    },
+    get faulted() {
+      return faulted;
     },
     signal: controller.signal,
     end: () => {
-      if (ended) return;
+      if (ended || faulted) return;
+      // A run with no more events than the fault waits for is broken, or left silent, all the same.
+      if (fault?.dropAfter !== undefined && events >= fault.dropAfter) {
+        faulted = 'dropped';
+        return void dropNow();
+      }
+      if (fault?.stallAfter !== undefined && events >= fault.stallAfter) return void stall();
       flush();
       ended = true;
       stopKeepAlive();
       transport.end();
     },
     drop: () => {
-      if (ended) return;
-      flush();
-      ended = true;
-      stopKeepAlive();
-      transport.drop();
+      if (ended || faulted === 'stalled') return;
+      dropNow();
     },
+  };
+  const dropNow = () => {
+    if (ended) return;
+    flush();
+    ended = true;
+    stopKeepAlive();
+    transport.drop();
   };
   controller.signal.addEventListener('abort', stopKeepAlive);
   // From the moment the stream opens: an agent that thinks before its first event must not
@@ -229,4 +327,33 @@ export function streamSse(
     })
     .finally(() => stream.end());
   return response;
+}
+
+function sleepUnless(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+/**
+ * `slow-bytes`: what the stream writes leaves at `bytesPerSecond`. A write answers once its
+ * bytes have left, so the producer waits as behind a slow client; the stream ends, or breaks,
+ * after the last queued byte.
+ */
+function slowed(inner: Transport, bytesPerSecond: number, signal: AbortSignal): Transport {
+  const encoder = new TextEncoder();
+  const throttle = new ByteThrottle(bytesPerSecond, (bytes) => void inner.write(bytes.slice()), signal);
+  return {
+    write: (chunk) => throttle.push(typeof chunk === 'string' ? encoder.encode(chunk) : chunk),
+    waitDrain: () => throttle.drained(),
+    end: () => void throttle.drained().then(() => inner.end()),
+    drop: () => void throttle.drained().then(() => inner.drop()),
+  };
 }

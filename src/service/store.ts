@@ -3,6 +3,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CustomProperty, MetadataSchema } from '../contract/metadata.ts';
+import { etagOf } from './etag.ts';
 
 export interface StoreOptions {
   /** Folder holding `service.sqlite`; ignored when `memory` is set. */
@@ -22,6 +23,16 @@ export interface GroupRecord {
   schema: MetadataSchema;
 }
 
+/** A group's schema answer as it goes out: its JSON text, its bytes and its ETag, made once per version. */
+export interface PreparedSchema {
+  json: string;
+  body: Buffer;
+  etag: string;
+}
+
+/** Groups whose prepared answer is kept at most (MAX_GROUPS is far below). */
+const PREPARED_MAX = 1_000;
+
 export function hashToken(token: string): Buffer {
   return createHash('sha256').update(token, 'utf8').digest();
 }
@@ -36,6 +47,8 @@ export class Store {
   private readonly stmts;
   /** Token records by hash (hex), filled on first use. */
   private readonly knownTokens = new Map<string, TokenRecord>();
+  /** Schema answers by lower-cased group name, null for a group with none; dropped at every write of the group. */
+  private readonly preparedSchemas = new Map<string, PreparedSchema | null>();
 
   constructor(options: StoreOptions = {}) {
     if (options.memory) {
@@ -152,6 +165,21 @@ export class Store {
     return this.stmts.groupByName.get(name.toLowerCase())?.schema;
   }
 
+  /**
+   * The schema answer of `name`, prepared once and kept until the group is written: a read
+   * costs no query, no copy and no hash. Only this service writes groups to its database.
+   */
+  preparedSchema(name: string): PreparedSchema | undefined {
+    const key = name.toLowerCase();
+    let prepared = this.preparedSchemas.get(key);
+    if (prepared === undefined) {
+      const json = this.stmts.groupByName.get(key)?.schema;
+      prepared = json === undefined ? null : { json, body: Buffer.from(json, 'utf8'), etag: etagOf(json) };
+      if (this.preparedSchemas.size < PREPARED_MAX) this.preparedSchemas.set(key, prepared);
+    }
+    return prepared ?? undefined;
+  }
+
   getGroup(name: string): GroupRecord | undefined {
     const row = this.stmts.groupByName.get(name.toLowerCase());
     return row ? { name: row.name, schema: JSON.parse(row.schema) as MetadataSchema } : undefined;
@@ -168,9 +196,11 @@ export class Store {
 
   putGroup(name: string, schema: MetadataSchema): void {
     this.stmts.upsertGroup.run(name.toLowerCase(), name, JSON.stringify(schema), new Date().toISOString());
+    this.preparedSchemas.delete(name.toLowerCase());
   }
 
   deleteGroup(name: string): boolean {
+    this.preparedSchemas.delete(name.toLowerCase());
     return this.stmts.deleteGroup.run(name.toLowerCase()).changes > 0;
   }
 

@@ -55,9 +55,16 @@ function turn(): void {
   if (waiting.length) scheduleTurn();
 }
 
-/** Counts the connections `server` accepts, so that runs make way while more may be queued. */
+/**
+ * Counts the connections `server` accepts and the requests it reads, so that runs make way
+ * while more may be queued: a burst of run POSTs is answered (heads written, runs started)
+ * before the busy runs take their full share again.
+ */
 export function watchConnections(server: Server): void {
   server.on('connection', () => {
+    connections++;
+  });
+  server.on('request', () => {
     connections++;
   });
 }

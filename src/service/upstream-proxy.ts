@@ -1,8 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Readable } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { refuse, sendRefusal, type Refusal } from './families.ts';
 import type { Middleware } from './node.ts';
+import type { ExchangeRecording, Recorder } from './recorder.ts';
 import { isAllowedHost, unsafePathProblem } from './request-guard.ts';
 
 /**
@@ -12,7 +13,12 @@ import { isAllowedHost, unsafePathProblem } from './request-guard.ts';
  * page chooses, only API paths, and streams answers chunk by chunk so SSE stays live.
  */
 
-const FORWARDED_REQUEST_HEADERS = ['authorization', 'content-type', 'accept', 'accept-language', 'last-event-id'];
+/**
+ * The request headers an upstream gets; nothing else of the browser's request leaves this
+ * machine. X-Sandbox-Fault, the reference service's own, is never among them: a production
+ * instance is not asked for faults.
+ */
+const FORWARDED_REQUEST_HEADERS = ['authorization', 'content-type', 'accept', 'accept-language', 'last-event-id', 'if-none-match'];
 
 /**
  * What an upstream may say on the console's origin, where tokens live. Everything else is
@@ -22,6 +28,7 @@ const FORWARDED_REQUEST_HEADERS = ['authorization', 'content-type', 'accept', 'a
 const FORWARDED_RESPONSE_HEADERS = new Set([
   'content-type',
   'cache-control',
+  'etag',
   'retry-after',
   'deprecation',
   'sunset',
@@ -62,6 +69,8 @@ export interface UpstreamProxyOptions {
   timeoutMs?: number;
   /** Headers every answer of the console server carries (its page security headers). */
   headers?: Readonly<Record<string, string>>;
+  /** `--record DIR`: every exchange forwarded is written there (recorder.ts). */
+  recorder?: Recorder;
 }
 
 /** A wait-mode run sends nothing until it ends; five minutes leaves it room (reference choice). */
@@ -122,8 +131,18 @@ export function upstreamProxy(upstreams: readonly string[], options: UpstreamPro
     if (target.origin !== origin || !API_PATH.test(target.pathname)) {
       return refuseAs(req, res, path, 'notForwarded', 'Only API paths (/rest/… and /api/…) are forwarded to an upstream.', headers);
     }
-    void forward(req, res, target.href, path, timeoutMs, headers);
+    void forward(req, res, target.href, path, timeoutMs, headers, options.recorder?.begin(req, path, origin));
   };
+}
+
+/** A stream that hands on what passes through it, after showing each chunk to `see`. */
+function tap(see: (chunk: Uint8Array) => void): Transform {
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      see(chunk);
+      callback(null, chunk);
+    },
+  });
 }
 
 class UpstreamTimeout extends Error {}
@@ -165,7 +184,15 @@ function bodyStream(reader: ReadableStreamDefaultReader<Uint8Array>, timeoutMs: 
   });
 }
 
-async function forward(req: IncomingMessage, res: ServerResponse, target: string, apiPath: string, timeoutMs: number, headers: Readonly<Record<string, string>>): Promise<void> {
+async function forward(
+  req: IncomingMessage,
+  res: ServerResponse,
+  target: string,
+  apiPath: string,
+  timeoutMs: number,
+  headers: Readonly<Record<string, string>>,
+  recording?: ExchangeRecording,
+): Promise<void> {
   const abort = new AbortController();
   const onClose = () => abort.abort();
   res.once('close', onClose);
@@ -177,6 +204,13 @@ async function forward(req: IncomingMessage, res: ServerResponse, target: string
     if (typeof v === 'string') requestHeaders.set(name, v);
   }
   const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
+  let requestBody: Readable = req;
+  if (hasBody && recording) {
+    const copy = tap((chunk) => recording.requestChunk(chunk));
+    // A request body that breaks off breaks the forwarded one too (pipeline destroys the tap).
+    pipeline(req, copy).catch(() => {});
+    requestBody = copy;
+  }
   let timedOut = false;
   const headTimer = setTimeout(() => {
     timedOut = true;
@@ -187,7 +221,7 @@ async function forward(req: IncomingMessage, res: ServerResponse, target: string
     upstream = await fetch(target, {
       method: req.method,
       headers: requestHeaders,
-      body: hasBody ? (Readable.toWeb(req) as ReadableStream<Uint8Array>) : undefined,
+      body: hasBody ? (Readable.toWeb(requestBody) as ReadableStream<Uint8Array>) : undefined,
       // Required by Node's fetch for a streamed request body.
       ...(hasBody && { duplex: 'half' }),
       redirect: 'manual',
@@ -205,7 +239,8 @@ async function forward(req: IncomingMessage, res: ServerResponse, target: string
   } finally {
     clearTimeout(headTimer);
   }
-  if (upstream.status >= 300 && upstream.status < 400) {
+  // 304 Not Modified is the answer to a revalidation (If-None-Match), not a redirect.
+  if (upstream.status >= 300 && upstream.status < 400 && upstream.status !== 304) {
     void upstream.body?.cancel();
     return badGateway(
       `The upstream ${origin} answered ${upstream.status}, a redirect${upstream.headers.has('location') ? ` to ${upstream.headers.get('location')}` : ''}; the console's server does not follow redirects. Check the instance URL.`,
@@ -234,19 +269,27 @@ async function forward(req: IncomingMessage, res: ServerResponse, target: string
       );
     }
   }
-  const out: Record<string, string> = { ...headers, 'x-content-type-options': 'nosniff' };
+  const passed: Record<string, string> = {};
   upstream.headers.forEach((value, name) => {
-    if (FORWARDED_RESPONSE_HEADERS.has(name) || FORWARDED_RESPONSE_HEADER_PREFIXES.some((p) => name.startsWith(p))) out[name] = value;
+    if (FORWARDED_RESPONSE_HEADERS.has(name) || FORWARDED_RESPONSE_HEADER_PREFIXES.some((p) => name.startsWith(p))) passed[name] = value;
   });
-  res.writeHead(upstream.status, out);
+  res.writeHead(upstream.status, { ...headers, 'x-content-type-options': 'nosniff', ...passed });
   res.flushHeaders();
-  if (!reader) return void res.end();
+  recording?.responseHead(upstream.status, passed);
+  if (!reader) {
+    res.end();
+    return recording?.finish('complete');
+  }
   res.off('close', onClose);
   try {
     // One write per chunk as it arrives, events never held back; back-pressure from the
     // client reaches the upstream; no listener is added per chunk.
-    await pipeline(bodyStream(reader, timeoutMs, first), res);
+    const body = bodyStream(reader, timeoutMs, first);
+    if (recording) await pipeline(body, tap((chunk) => recording.responseChunk(chunk)), res);
+    else await pipeline(body, res);
+    recording?.finish('complete');
   } catch {
+    recording?.finish('broken');
     // The upstream broke off, went silent, or the client left: pipeline has destroyed the
     // client's connection. Ending it normally would tell the browser the answer was
     // complete, and a broken run would show as done.

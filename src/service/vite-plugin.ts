@@ -3,12 +3,19 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import type { Connect, Plugin } from 'vite';
 import { createService, type Service, type ServiceOptions } from './app.ts';
 import { refuse } from './families.ts';
-import { serviceOptionsFromEnv, upstreamProxyOptionsFromEnv, upstreamsFromEnv } from './options.ts';
+import { recordDirFromEnv, serviceOptionsFromEnv, upstreamProxyOptionsFromEnv, upstreamsFromEnv } from './options.ts';
+import { Recorder } from './recorder.ts';
 import { hardenServer, serviceMiddleware, type Middleware } from './node.ts';
 import { isAllowedHost } from './request-guard.ts';
 import { pageSecurityHeaders } from './security-headers.ts';
 import { SPEC_FILES, specValidatorsModule } from './spec-validators.ts';
 import { REFUSALS, UPSTREAM_PREFIX, upstreamProxy, type UpstreamProxyOptions } from './upstream-proxy.ts';
+
+/** `--record DIR` of `npm start`, passed through the environment. */
+function recorderFromEnv(): { recorder?: Recorder } {
+  const dir = recordDirFromEnv();
+  return dir ? { recorder: new Recorder(dir) } : {};
+}
 
 /** A Vite headers setting as plain strings. */
 function stringHeaders(headers: OutgoingHttpHeaders | undefined): Record<string, string> {
@@ -57,7 +64,7 @@ function frontDoor(allowedHosts: readonly string[], headers: Readonly<Record<str
 export function referenceService(
   options: ServiceOptions = serviceOptionsFromEnv(),
   upstreams: string[] = upstreamsFromEnv(),
-  proxy: Pick<UpstreamProxyOptions, 'timeoutMs'> = upstreamProxyOptionsFromEnv(),
+  proxy: Pick<UpstreamProxyOptions, 'timeoutMs' | 'recorder'> = { ...upstreamProxyOptionsFromEnv(), ...recorderFromEnv() },
 ): Plugin {
   let service: Service | undefined;
   const get = () => (service ??= createService(options));

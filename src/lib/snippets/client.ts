@@ -89,6 +89,9 @@ export function clientSnippet(call: ApiCall, options: SnippetOptions): string {
 
   const client = `const glean = new Glean({ apiToken: ${apiToken(options)}, serverURL: ${jsString(options.serverUrl)} });`;
   const agent = jsString(call.agentId);
+  // Headers the run adds (X-Sandbox-Fault) go in the call's request options.
+  const extra = call.headers && Object.keys(call.headers).length ? `headers: ${jsValue(call.headers, '')}` : undefined;
+  const withOptions = (args: string) => (extra ? `${args}, { ${extra} }` : args);
   if (call.flavour === 'legacy') {
     const deprecated = '// Deprecated (sunset 2027-04-15): the replacement is glean.agents.createRun on /api/agents/{agent_id}/runs.';
     if (call.mode === 'stream') {
@@ -96,11 +99,11 @@ export function clientSnippet(call: ApiCall, options: SnippetOptions): string {
         head + client,
         deprecated,
         '// The client returns the whole event stream as text once the run has ended.',
-        `const events = await glean.client.agents.runStream(${jsValue(call.body, '')});`,
+        `const events = await glean.client.agents.runStream(${withOptions(jsValue(call.body, ''))});`,
         'console.log(events);',
       ].join('\n');
     }
-    return [head + client, deprecated, `const answer = await glean.client.agents.run(${jsValue(call.body, '')});`, print('answer')].join('\n');
+    return [head + client, deprecated, `const answer = await glean.client.agents.run(${withOptions(jsValue(call.body, ''))});`, print('answer')].join('\n');
   }
   if (call.mode === 'stream') {
     return [
@@ -112,6 +115,7 @@ export function clientSnippet(call: ApiCall, options: SnippetOptions): string {
       '// With stream: true the client returns the whole event stream as text once the run has ended.',
       `const events = await glean.agents.createRun(${jsValue(call.body, '')}, ${agent}, {`,
       '  acceptHeaderOverride: CreateRunAcceptEnum.textEventStream,',
+      ...(extra ? [`  ${extra},`] : []),
       '});',
       'console.log(events);',
     ].join('\n');
@@ -120,7 +124,7 @@ export function clientSnippet(call: ApiCall, options: SnippetOptions): string {
     return [
       head + client,
       `// ${FIRST_STEP.run}`,
-      `const created = await glean.agents.createRun(${jsValue(call.body, '')}, ${agent});`,
+      `const created = await glean.agents.createRun(${withOptions(`${jsValue(call.body, '')}, ${agent}`)});`,
       "if (typeof created === 'string' || !created.run || !('run_id' in created.run)) throw new Error('Expected the snapshot of a durable run.');",
       'let run = created.run;',
       'console.log(`run_id: ${run.run_id}`);',
@@ -128,5 +132,5 @@ export function clientSnippet(call: ApiCall, options: SnippetOptions): string {
       followWithClient(call.agentId, options),
     ].join('\n');
   }
-  return [head + client, `const answer = await glean.agents.createRun(${jsValue(call.body, '')}, ${agent});`, print('answer')].join('\n');
+  return [head + client, `const answer = await glean.agents.createRun(${withOptions(`${jsValue(call.body, '')}, ${agent}`)});`, print('answer')].join('\n');
 }

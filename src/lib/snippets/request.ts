@@ -18,8 +18,11 @@ export type ApiCall =
   | { op: 'deleteSchema'; group: string }
   | { op: 'putValues'; group: string; docId: string; values: CustomProperty[] }
   | { op: 'deleteValues'; group: string; docId: string }
-  /** An agent run as the console sends it: `path` and `body` already written for the flavour and mode. */
-  | { op: 'run'; agentId: string; flavour: RunFlavour; mode: RunMode; path: string; body: Record<string, unknown> }
+  /**
+   * An agent run as the console sends it: `path` and `body` already written for the flavour and
+   * mode; `headers` it adds (an X-Sandbox-Fault to the bundled reference service).
+   */
+  | { op: 'run'; agentId: string; flavour: RunFlavour; mode: RunMode; path: string; body: Record<string, unknown>; headers?: Record<string, string> }
   /** Decisions on a paused durable run's pending tool approvals: one per pending interaction, in one batch. */
   | { op: 'respond'; agentId: string; runId: string; responses: ApprovalResponse[] }
   /** Asks a durable run to stop (cooperative: it may pass through CANCELLING). */
@@ -110,7 +113,7 @@ export function httpShape(call: ApiCall): HttpShape {
         body: call.body,
         stream,
         durable: call.mode === 'durable' && call.flavour === 'platform',
-        headers: stream ? { Accept: SSE_CONTENT_TYPE } : {},
+        headers: { ...call.headers, ...(stream && { Accept: SSE_CONTENT_TYPE }) },
       };
     }
     case 'respond':

@@ -16,7 +16,7 @@ import type { DurableRun, DurableRunAnswer } from '../../contract/durable-runs';
 import { platformRunPath, platformRunsPath } from '../../contract/run-paths';
 import { DEMO } from '../../test-support/reference-service';
 import { respondCall, snippet, type ApiCall, type Language } from './index';
-import { metadataCalls, runCalls, toolCalls, type NamedCall } from './test-calls';
+import { faultCalls, metadataCalls, runCalls, toolCalls, type NamedCall } from './test-calls';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const DIR = join(ROOT, 'node_modules/.cache/snippet-run');
@@ -213,6 +213,12 @@ describe.concurrent.each(LANGS)('%s', (language) => {
       expect(seen.at(-1)).toBe('SUCCEEDED');
       expect(new Set(seen).size).toBe(seen.length);
     }
+  }, TIMEOUT);
+
+  it.each(faultCalls())('a run with X-Sandbox-Fault sends the header: $name answers the 503 it asks for', async (call) => {
+    const outcome = await runSnippet(language, call, withToken(DEMO.agents));
+    expect(outcome.code, outcome.stdout).not.toBe(0);
+    expect(`${outcome.stdout}\n${outcome.stderr}`).toMatch(/503|Sandbox fault/);
   }, TIMEOUT);
 
   it('durable: a created run is followed through its pause, which says what to do; the approve snippet answers it and both end SUCCEEDED', async () => {

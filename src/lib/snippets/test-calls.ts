@@ -40,6 +40,17 @@ export function runCalls(): NamedCall[] {
   ];
 }
 
+/** A run that asks the reference service for a fault: X-Sandbox-Fault goes with it in every language. */
+export function faultCalls(): NamedCall[] {
+  const echo = 'echo-assistant';
+  const headers = { 'X-Sandbox-Fault': 'status=503; retry-after=9' };
+  return [
+    { name: 'platform wait with a fault', call: { op: 'run', agentId: echo, flavour: 'platform', mode: 'wait', path: platformRunsPath(echo), body: { messages: hello, stream: false }, headers } },
+    { name: 'platform stream with a fault', call: { op: 'run', agentId: echo, flavour: 'platform', mode: 'stream', path: platformRunsPath(echo), body: { messages: hello, stream: true }, headers } },
+    { name: 'legacy wait with a fault', call: { op: 'run', agentId: echo, flavour: 'legacy', mode: 'wait', path: legacyRunPath('wait'), body: { agent_id: echo, messages: hello }, headers } },
+  ];
+}
+
 /**
  * The calls of the durable run page, on runs of the agents that show them (README, scripted
  * agents): decisions on a paused expense-filer (one approval) or trip-planner (two in one
@@ -67,5 +78,5 @@ export function toolCalls(returnUrl = 'http://127.0.0.1:5173/runs/calendar-helpe
 }
 
 export function everyCall(group = 'sales'): NamedCall[] {
-  return [...metadataCalls(group), ...runCalls(), ...durableRunCalls(), ...toolCalls()];
+  return [...metadataCalls(group), ...runCalls(), ...faultCalls(), ...durableRunCalls(), ...toolCalls()];
 }

@@ -7,6 +7,7 @@ import { legacyRunPath, platformRunsPath, routePattern, RUN_PATHS } from '../../
 import { EXECUTION_MODES } from '../../contract/durable-runs.ts';
 import { publicAgent, type AgentCatalog, type AgentDefinition } from '../agents.ts';
 import { authenticate, rateLimit } from '../auth.ts';
+import { etagOf, noneMatchHits } from '../etag.ts';
 import { closeAfterTooLarge, isPlainObject, legacyError, MAX_BODY_BYTES, problem, problemListMembers, readJson, unknownKeys, type Env } from '../http.ts';
 import { clip, listText, omittedText, pointerToken, ProblemList, type FieldProblem } from '../problem-list.ts';
 import { streamRun, waitRun, type RunOptions, type RunRequest, type RunSlots } from '../runs.ts';
@@ -208,6 +209,33 @@ function needsDurableRun(agent: AgentDefinition): boolean {
 const durableRequiredText = (id: string) =>
   `Agent ${id} pauses for tool approvals, which only a durable run can wait for: run it with POST ${platformRunsPath(id)} and "execution_mode": "DURABLE".`;
 
+/**
+ * An agent's schemas answer, made once: the JSON object without its closing brace (the
+ * platform API adds its request id there), and a strong ETag of the schemas.
+ */
+function preparedSchemas(catalog: AgentCatalog): (id: string, withTools?: boolean) => { head: string; etag: string } | undefined {
+  const made = new Map<string, { head: string; etag: string }>();
+  return (id, withTools = false) => {
+    const agent = catalog.get(id);
+    if (!agent) return undefined;
+    const key = `${withTools ? 'tools' : 'plain'}:${agent.agent_id}`;
+    let prepared = made.get(key);
+    if (!prepared) {
+      const json = JSON.stringify({
+        agent_id: agent.agent_id,
+        name: agent.name,
+        input_schema: agent.input_schema,
+        output_schema: agent.output_schema ?? {},
+        // Asked for: the agent's tools, an empty list for one without any.
+        ...(withTools && { tools: agent.tools ?? [] }),
+      });
+      prepared = { head: json.slice(0, -1), etag: etagOf(json) };
+      made.set(key, prepared);
+    }
+    return prepared;
+  };
+}
+
 /** Where app.ts mounts the two agent routers. */
 export const LEGACY_BASE = '/rest/api/v1';
 export const PLATFORM_BASE = '/api';
@@ -231,10 +259,13 @@ export function legacyAgentRoutes(store: Store, catalog: AgentCatalog, options: 
     const agent = catalog.get(c.req.param('agent_id'));
     return agent ? c.json(publicAgent(agent)) : unknownAgent(c, c.req.param('agent_id'));
   });
+  const schemas = preparedSchemas(catalog);
   app.get('/agents/:agent_id/schemas', (c) => {
-    const agent = catalog.get(c.req.param('agent_id'));
-    if (!agent) return unknownAgent(c, c.req.param('agent_id'));
-    return c.json({ agent_id: agent.agent_id, name: agent.name, input_schema: agent.input_schema, output_schema: agent.output_schema ?? {} });
+    const prepared = schemas(c.req.param('agent_id'));
+    if (!prepared) return unknownAgent(c, c.req.param('agent_id'));
+    c.header('ETag', prepared.etag);
+    if (noneMatchHits(c.req.header('if-none-match'), prepared.etag)) return c.body(null, 304);
+    return c.body(`${prepared.head}}`, 200, { 'content-type': 'application/json' });
   });
 
   for (const mode of ['stream', 'wait'] as const) {
@@ -279,6 +310,7 @@ export function platformAgentRoutes(store: Store, catalog: AgentCatalog, options
     const agent = catalog.get(c.req.param('agent_id'));
     return agent ? c.json({ agent: publicAgent(agent), request_id: c.get('requestId') }) : unknownAgent(c, c.req.param('agent_id'));
   });
+  const schemas = preparedSchemas(catalog);
   app.get('/agents/:agent_id/schemas', (c) => {
     // A boolean query parameter, as the official client writes it (it always sends it, false by default).
     const includeTools = c.req.query('include_tools');
@@ -287,17 +319,13 @@ export function platformAgentRoutes(store: Store, catalog: AgentCatalog, options
         errors: [{ pointer: '/include_tools', detail: 'Must be true or false.' }],
       });
     }
-    const agent = catalog.get(c.req.param('agent_id'));
-    if (!agent) return unknownAgent(c, c.req.param('agent_id'));
-    return c.json({
-      agent_id: agent.agent_id,
-      name: agent.name,
-      input_schema: agent.input_schema,
-      output_schema: agent.output_schema ?? {},
-      // Asked for: the agent's tools, an empty list for one without any.
-      ...(includeTools === 'true' && { tools: agent.tools ?? [] }),
-      request_id: c.get('requestId'),
-    });
+    const prepared = schemas(c.req.param('agent_id'), includeTools === 'true');
+    if (!prepared) return unknownAgent(c, c.req.param('agent_id'));
+    // Each answer names its own request id; the schemas in it are the same: a weak validator.
+    const etag = `W/${prepared.etag}`;
+    c.header('ETag', etag);
+    if (noneMatchHits(c.req.header('if-none-match'), etag)) return c.body(null, 304);
+    return c.body(`${prepared.head},"request_id":${JSON.stringify(c.get('requestId'))}}`, 200, { 'content-type': 'application/json' });
   });
   app.post(routePattern(RUN_PATHS.platformRuns, PLATFORM_BASE), async (c) => {
     // The pattern comes from the contract, so Hono cannot type the parameter; the route guarantees it.

@@ -12,7 +12,8 @@ import {
 } from '../../contract/metadata.ts';
 import { docIdProblem, nameProblem } from '../../contract/names.ts';
 import { scopesCoverGroup, scopesThatCover } from '../../contract/scopes.ts';
-import { authenticate, rateLimit } from '../auth.ts';
+import { authenticate, rateLimit, type RateLimiter } from '../auth.ts';
+import { noneMatchHits } from '../etag.ts';
 import { closeAfterTooLarge, isPlainObject, MAX_BODY_BYTES, metadataError, readJson, unknownKeys, type Env } from '../http.ts';
 import { clip, listText } from '../problem-list.ts';
 import type { Store } from '../store.ts';
@@ -110,7 +111,7 @@ function incompatibleChanges(store: Store, group: string, before: MetadataSchema
   return changed.filter((k) => used.has(k.name.toLowerCase())).map((k) => k.name);
 }
 
-export function customMetadataRoutes(store: Store, options: { rateLimitPerMinute: number }) {
+export function customMetadataRoutes(store: Store, options: { rateLimitPerMinute: number; limiter?: RateLimiter }) {
   const app = new Hono<Env>();
   app.use(
     bodyLimit({
@@ -122,7 +123,7 @@ export function customMetadataRoutes(store: Store, options: { rateLimitPerMinute
     }),
   );
   app.use(authenticate(store, refuse));
-  app.use(rateLimit(options.rateLimitPerMinute, (c, s) => metadataError(c, 429, 'too many requests', `Retry after ${s} s.`)));
+  app.use(rateLimit(options.limiter ?? options.rateLimitPerMinute, (c, s) => metadataError(c, 429, 'too many requests', `Retry after ${s} s.`)));
 
   /** Validates the group name, then the token's scope for it; returns a refusal or the name. */
   const group = (c: Context<Env>): Response | string => {
@@ -139,10 +140,12 @@ export function customMetadataRoutes(store: Store, options: { rateLimitPerMinute
   app.get('/custom-metadata/schema/:groupName', (c) => {
     const name = group(c);
     if (typeof name !== 'string') return name;
-    const json = store.getSchemaJson(name);
-    if (json === undefined) return metadataError(c, 404, 'not found', `Group "${name}" has no schema.`);
+    const prepared = store.preparedSchema(name);
+    if (!prepared) return metadataError(c, 404, 'not found', `Group "${name}" has no schema.`);
+    c.header('ETag', prepared.etag);
+    if (noneMatchHits(c.req.header('if-none-match'), prepared.etag)) return c.body(null, 304);
     // The stored text is JSON.stringify's output: answered as is, not parsed and re-serialized.
-    return c.body(json, 200, { 'content-type': 'application/json' });
+    return c.body(prepared.json, 200, { 'content-type': 'application/json' });
   });
 
   app.put('/custom-metadata/schema/:groupName', async (c) => {

@@ -1,6 +1,6 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import type { AgentSchemas } from '../../../contract/agents';
-import { apiRequest } from '../../../lib/api-client';
+import { apiRequest, type ApiResponse } from '../../../lib/api-client';
 import type { Flavour } from '../model/run-request';
 import { agentKeys, agentsBase, type AgentConnection } from './agent-keys';
 
@@ -12,8 +12,10 @@ import { agentKeys, agentsBase, type AgentConnection } from './agent-keys';
 export function agentSchemasQueryOptions(connection: AgentConnection, flavour: Flavour, id: string) {
   return queryOptions({
     queryKey: agentKeys.schemas(connection, flavour, id),
-    queryFn: async ({ signal }) =>
-      (await apiRequest<AgentSchemas>(connection, `${agentsBase(flavour)}/${encodeURIComponent(id)}/schemas${flavour === 'platform' ? '?include_tools=true' : ''}`, { signal })).data,
+    // The whole answer is cached, so its ETag revalidates it (a 304 costs no body); views read its data.
+    queryFn: ({ signal, client, queryKey }) =>
+      apiRequest<AgentSchemas>(connection, `${agentsBase(flavour)}/${encodeURIComponent(id)}/schemas${flavour === 'platform' ? '?include_tools=true' : ''}`, { signal, held: client.getQueryData<ApiResponse<AgentSchemas>>(queryKey) }),
+    select: (answer: ApiResponse<AgentSchemas>) => answer.data,
     staleTime: 60_000,
     enabled: !connection.problem && id !== '',
   });

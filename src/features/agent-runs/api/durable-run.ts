@@ -5,5 +5,5 @@ import type { RunRequest } from '../model/run-request';
 
 /** `POST /api/agents/{id}/runs` with `execution_mode: "DURABLE"`: 201 at once. Sent once, never retried: a second POST is a second run. */
 export function createDurableRun(connection: Connection, request: RunRequest, signal: AbortSignal): Promise<ApiResponse<DurableRunAnswer>> {
-  return apiRequest<DurableRunAnswer>(connection, request.path, { method: 'POST', body: request.body, signal });
+  return apiRequest<DurableRunAnswer>(connection, request.path, { method: 'POST', body: request.body, signal, headers: request.headers });
 }

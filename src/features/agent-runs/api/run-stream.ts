@@ -4,5 +4,5 @@ import type { RunRequest } from '../model/run-request';
 
 /** A stream-mode run: its one POST, read as server-sent events until it ends. Never retried. */
 export function sendStreamRun(connection: Connection, request: RunRequest, handlers: StreamHandlers, signal: AbortSignal): Promise<StreamEnd> {
-  return streamRun(connection, request.path, request.body, handlers, signal);
+  return streamRun(connection, request.path, request.body, handlers, signal, request.headers);
 }

@@ -5,5 +5,5 @@ import type { RunRequest } from '../model/run-request';
 
 /** A wait-mode run: its one POST, answered when the run is over. Never retried. */
 export function sendWaitRun(connection: Connection, request: RunRequest, signal: AbortSignal): Promise<ApiResponse<RunWaitResponse>> {
-  return apiRequest<RunWaitResponse>(connection, request.path, { method: 'POST', body: request.body, signal });
+  return apiRequest<RunWaitResponse>(connection, request.path, { method: 'POST', body: request.body, signal, headers: request.headers });
 }

@@ -1,9 +1,11 @@
 import { useRef, useState } from 'react';
 import { Link } from 'react-router';
+import { SANDBOX_FAULT_HEADER } from '../../../contract/sandbox-fault';
 import { download, exportFileName } from '../../../lib/download';
 import { formatBytes, formatCount } from '../../../lib/format';
 import { clearHistory, dismissEviction, exportRun, HISTORY_BYTES_LIMIT, HISTORY_LIMIT, importRuns, itemsText, mayChange, setPinned, undoClear, type HistoryEntry } from '../model/history';
 import { statusText, statusTone } from '../model/run-machine';
+import { faultOfRequest } from '../model/run-request';
 import type { RunConnection } from '../model/run-store';
 import { lastAt, matches, threadPath, threadsOf, titleOf, type Thread } from '../model/thread';
 import { entriesOfFile, parseThreadFile, sizeProblem, threadFileOf } from '../model/thread-file';
@@ -137,6 +139,14 @@ function HistoryRow({ r, thread, connection, unreadable, open, setOpen, onLoad, 
         <div className="history-detail">
           <p>
             <code>POST {r.request.path}</code> <span className="muted">· profile {r.target.profileLabel}</span>
+            {faultOfRequest(r.request) !== undefined && (
+              <>
+                <br />
+                <code>
+                  {SANDBOX_FAULT_HEADER}: {faultOfRequest(r.request)}
+                </code>
+              </>
+            )}
           </p>
           <pre className="raw" aria-label="Request body">
             {JSON.stringify(r.request.body, null, 2)}

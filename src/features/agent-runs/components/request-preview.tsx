@@ -6,14 +6,15 @@ import { formatCount } from '../../../lib/format';
 import type { ActiveConnection } from '../../../lib/connection';
 import type { ApiCall } from '../../../lib/snippets';
 import { runParts, type RunFormValues } from '../model/run-form-values';
-import { counterpart, type RunParts, type RunRequest } from '../model/run-request';
+import { SANDBOX_FAULT_HEADER } from '../../../contract/sandbox-fault';
+import { counterpart, faultOfRequest, type RunParts, type RunRequest } from '../model/run-request';
 import { LARGE_FORM_FIELDS, type FormField } from '../model/schema-form';
 
 /** Longest body the preview shows whole; past it, its beginning (an instance may declare 20,000 fields). */
 const PREVIEW_MAX_CHARS = 100_000;
 
 function callOf(r: RunRequest): ApiCall {
-  return { op: 'run', agentId: r.agentId, flavour: r.flavour, mode: r.mode, path: r.path, body: r.body };
+  return { op: 'run', agentId: r.agentId, flavour: r.flavour, mode: r.mode, path: r.path, body: r.body, ...(r.headers && { headers: { ...r.headers } }) };
 }
 
 /**
@@ -34,7 +35,9 @@ export function RequestPreview({ connection, fields, takesMessages, build }: {
   const values = fields.length > LARGE_FORM_FIELDS ? deferred : watched;
   const [showCode, setShowCode] = useState(false);
   const request = build(runParts(values, fields, takesMessages));
-  const other = counterpart(request);
+  const fault = faultOfRequest(request);
+  // The other API's request is the same run: the same fault.
+  const other = { ...counterpart(request), ...(request.headers && { headers: request.headers }) };
   const body = JSON.stringify(request.body, null, 2);
   const large = body.length > PREVIEW_MAX_CHARS;
   return (
@@ -42,6 +45,14 @@ export function RequestPreview({ connection, fields, takesMessages, build }: {
       <h2 id={headingId}>Request</h2>
       <p>
         <code>POST {request.path}</code>
+        {fault !== undefined && (
+          <>
+            <br />
+            <code>
+              {SANDBOX_FAULT_HEADER}: {fault}
+            </code>
+          </>
+        )}
       </p>
       <pre className="raw" aria-label="Request body preview">
         {large ? body.slice(0, PREVIEW_MAX_CHARS) : body}

@@ -69,7 +69,7 @@ export function RequestSide({ connection, agentId, agent, settings, onSettings, 
           <AgentHead agentId={agentId} name={agent.name} agent={agent.agent.data} />
           <AgentTools connection={connection} agentId={agentId} settings={settings} onSettings={onSettings} />
           {loaded && <LoadedNotice loaded={loaded} profileId={connection.profileId} profileLabel={connection.profileLabel} />}
-          <RunOptions settings={settings} onChange={onSettings} />
+          <RunOptions settings={settings} onChange={onSettings} bundled={connection.mode === 'same-origin'} />
           {settings.flavour === 'legacy' && (
             <DeprecationBanner headers={legacyHeaders} mode={settings.mode} onSwitch={() => onSettings({ flavour: 'platform' })} formId={formId} canCompare={cannotRunWhy === undefined} />
           )}

@@ -3,7 +3,7 @@ import { ResponseSummary } from '../../../components/response-meta';
 import { formatCount } from '../../../lib/format';
 import { isInFlight, isTerminal, statusText, statusTone } from '../model/run-machine';
 import { metricsOf, type RunRecord } from '../model/run-record';
-import { partsOf } from '../model/run-request';
+import { faultOfRequest, partsOf } from '../model/run-request';
 import { useRecordFigures } from '../model/use-history';
 import { RunBody } from './run-body';
 
@@ -22,12 +22,19 @@ function RunIdentity({ run }: { run: RunRecord }) {
   const meta = run.state.meta;
   // Live: a stream's size grows as its events arrive (the same figure as its counters).
   const m = useRecordFigures(run);
+  const fault = faultOfRequest(request);
   return (
     <>
       <p className="run-identity">
         <strong>{request.agentName ?? request.agentId}</strong> <code className="muted">{request.agentId}</code> ·{' '}
         {request.flavour === 'legacy' ? 'legacy API' : 'current API'}, {request.mode} · profile {target.profileLabel} ·{' '}
         <time dateTime={new Date(run.startedAt).toISOString()}>{new Date(run.startedAt).toLocaleTimeString()}</time>
+        {fault !== undefined && (
+          <>
+            {' '}
+            · with fault <code>{fault}</code>
+          </>
+        )}
       </p>
       {meta && <ResponseSummary meta={meta} bytes={m.bytes} />}
     </>

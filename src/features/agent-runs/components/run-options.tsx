@@ -1,8 +1,12 @@
 import { useId } from 'react';
 import type { RunSettings } from '../model/run-settings';
+import { FaultOptions } from './fault-options';
 
-/** API (current or legacy) and answer mode of the agent's next run; remembered per agent. */
-export function RunOptions({ settings, onChange }: { settings: RunSettings; onChange(patch: Partial<RunSettings>): void }) {
+/**
+ * API (current or legacy), answer mode and faults to inject of the agent's next run;
+ * remembered per agent. `bundled`: the profile connects to the bundled reference service.
+ */
+export function RunOptions({ settings, onChange, bundled }: { settings: RunSettings; onChange(patch: Partial<RunSettings>): void; bundled: boolean }) {
   const ids = { flavour: useId(), mode: useId(), timeout: useId(), durable: useId() };
   return (
     <div className="run-options">
@@ -41,6 +45,7 @@ export function RunOptions({ settings, onChange }: { settings: RunSettings; onCh
           <input id={ids.timeout} type="number" min={1} value={settings.timeoutSec} onChange={(e) => onChange({ timeoutSec: e.target.value })} />
         </div>
       )}
+      <FaultOptions fields={settings.fault} onChange={(fault) => onChange({ fault })} bundled={bundled} />
       <p className="hint">Remembered for this agent in this browser.</p>
     </div>
   );

@@ -1,5 +1,7 @@
 import type { Message } from '../../../contract/agents';
 import { legacyRunPath, platformRunsPath, type RunFlavour } from '../../../contract/run-paths';
+import { SANDBOX_FAULT_HEADER } from '../../../contract/sandbox-fault';
+import type { ConnectionMode } from '../../../lib/connection';
 import type { ThreadRef } from './thread';
 
 export type Flavour = RunFlavour;
@@ -28,6 +30,25 @@ export interface RunRequest {
   timeoutMs?: number;
   /** A messages agent's run is a turn of a conversation: which, and the turn it follows. */
   thread?: ThreadRef;
+  /** Headers the run adds to its POST: only X-Sandbox-Fault, only to the bundled reference service. */
+  headers?: RunHeaders;
+}
+
+/** The headers a run may add. The token is never one of them: it goes only from the connection. */
+export type RunHeaders = Partial<Record<typeof SANDBOX_FAULT_HEADER, string>>;
+
+/** The X-Sandbox-Fault a run was sent with, if any. */
+export function faultOfRequest(request: Pick<RunRequest, 'headers'>): string | undefined {
+  return request.headers?.[SANDBOX_FAULT_HEADER];
+}
+
+/**
+ * The request with `fault` as its X-Sandbox-Fault, when it goes to the bundled reference
+ * service (`mode` same-origin); to anything else, without: an instance is never asked for one.
+ */
+export function withSandboxFault(request: RunRequest, fault: string | undefined, mode: ConnectionMode): RunRequest {
+  const { headers: _old, ...rest } = request;
+  return fault && mode === 'same-origin' ? { ...rest, headers: { [SANDBOX_FAULT_HEADER]: fault } } : rest;
 }
 
 export interface RunAgent {

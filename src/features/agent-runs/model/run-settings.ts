@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { local } from '../../../lib/storage';
+import { NO_FAULT, normalizedFaultFields, type FaultFields } from './fault-fields';
 import type { Flavour, Mode } from './run-request';
 
 /**
@@ -11,17 +12,19 @@ export interface RunSettings {
   mode: Mode;
   /** Wait mode's client-side timeout in seconds, as typed; '' for none. */
   timeoutSec: string;
+  /** X-Sandbox-Fault settings as typed ("Inject a fault (reference service)"); all empty for none. */
+  fault: FaultFields;
 }
 
 const keyOf = (agentId: string) => `runSettings.${agentId}`;
-export const DEFAULT_RUN_SETTINGS: RunSettings = { flavour: 'platform', mode: 'stream', timeoutSec: '' };
+export const DEFAULT_RUN_SETTINGS: RunSettings = { flavour: 'platform', mode: 'stream', timeoutSec: '', fault: NO_FAULT };
 
 /** The legacy API has no durable runs: a durable choice there becomes wait. */
 function normalized(saved: Partial<RunSettings> | null): RunSettings {
   const s = saved ?? {};
   const flavour: Flavour = s.flavour === 'legacy' ? 'legacy' : 'platform';
   const mode: Mode = s.mode === 'wait' || s.mode === 'stream' ? s.mode : s.mode === 'durable' ? (flavour === 'legacy' ? 'wait' : 'durable') : 'stream';
-  return { flavour, mode, timeoutSec: typeof s.timeoutSec === 'string' ? s.timeoutSec : DEFAULT_RUN_SETTINGS.timeoutSec };
+  return { flavour, mode, timeoutSec: typeof s.timeoutSec === 'string' ? s.timeoutSec : DEFAULT_RUN_SETTINGS.timeoutSec, fault: normalizedFaultFields(s.fault) };
 }
 
 export function loadRunSettings(agentId: string): RunSettings {

@@ -12,7 +12,8 @@ import type { HistoryEntry } from '../model/history-entry';
 import { loadedRunOf, loadIntoForm, type LoadedRun } from '../model/run-draft';
 import { recordOfEntry, type RunRecord } from '../model/run-record';
 import { pairTargetOf, secondRequest, type PairTarget } from '../model/run-pair';
-import { partsOf, runRequest, type RunParts, type RunRequest } from '../model/run-request';
+import { faultFieldsOf, faultHeaderOf } from '../model/fault-fields';
+import { faultOfRequest, partsOf, runRequest, withSandboxFault, type RunParts, type RunRequest } from '../model/run-request';
 import { timeoutMsOf, useRunSettings, waitTimeoutMsOf } from '../model/run-settings';
 import { useRunStore, useRuns } from '../model/run-store-context';
 import { newThreadId, threadPath } from '../model/thread';
@@ -82,7 +83,9 @@ export function RunsPage() {
     : leafId !== undefined
       ? store.forEntry(leafId)
       : [...runs, ...opened].find((r) => r.request.thread?.id === threadId);
-  const build = (parts: RunParts): RunRequest => runRequest(settings.flavour, settings.mode, { id: agentId, name: agent.name }, parts, timeoutMsOf(settings));
+  const fault = faultHeaderOf(settings.fault);
+  const build = (parts: RunParts): RunRequest =>
+    withSandboxFault(runRequest(settings.flavour, settings.mode, { id: agentId, name: agent.name }, parts, timeoutMsOf(settings)), fault.value, connection.mode);
   const start = (request: RunRequest): boolean => {
     const record = store.start(connection, request);
     if (!record) return false;
@@ -111,7 +114,9 @@ export function RunsPage() {
     const first = build(parts);
     const other = target.kind === 'profile' ? connections.connectionOf(target.profileId) : connection;
     if (!other) return;
-    const pair = store.startPair({ connection, request: first }, { connection: other, request: secondRequest(first, target, waitTimeoutMsOf(settings)) });
+    // The second run keeps the fault only if it too goes to the bundled service.
+    const second = withSandboxFault(secondRequest(first, target, waitTimeoutMsOf(settings)), faultOfRequest(first), other.mode);
+    const pair = store.startPair({ connection, request: first }, { connection: other, request: second });
     if (!pair) return;
     // The comparison's address works from the moment it shows: both runs are in history first.
     const from = location.key;
@@ -121,7 +126,8 @@ export function RunsPage() {
   };
   const loadRun = (entry: HistoryEntry) => {
     const { agentId: id, flavour, mode, timeoutMs } = entry.request;
-    update(id, { flavour, mode, ...(timeoutMs !== undefined && { timeoutSec: String(timeoutMs / 1000) }) });
+    // The run's fault comes back with it (none, if it had none): Run again sends what the run sent.
+    update(id, { flavour, mode, fault: faultFieldsOf(faultOfRequest(entry.request)), ...(timeoutMs !== undefined && { timeoutSec: String(timeoutMs / 1000) }) });
     loadIntoForm(entry);
     navigate(`/runs/${encodeURIComponent(id)}`, { state: { loaded: loadedRunOf(entry) } });
   };
@@ -159,7 +165,9 @@ export function RunsPage() {
       ? `A run of ${active.request.agentName ?? active.request.agentId} is in flight; stop it to start another.`
       : !formReady
         ? 'The input form is not ready.'
-        : undefined;
+        : fault.problem && connection.mode === 'same-origin'
+          ? `Inject a fault: ${fault.problem}`
+          : undefined;
 
   return (
     <div className="runs-workspace">
@@ -178,6 +186,8 @@ export function RunsPage() {
           onSelectAgent={(id) => navigate(`/runs/${encodeURIComponent(id)}`)}
           // A messages agent's run from the form starts a conversation.
           onRun={(parts, submitter) => {
+            // A fault the service would refuse is not sent (Ctrl+Enter submits the form whatever the Run button says).
+            if (fault.problem && connection.mode === 'same-origin') return;
             const target = pairTargetOf(submitter);
             if (target) runPair(parts, target);
             else start(agent.takesMessages ? { ...build(parts), thread: { id: newThreadId() } } : build(parts));

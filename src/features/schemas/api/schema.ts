@@ -22,7 +22,9 @@ export function documentPath(docId: string, group: string): string {
 export function schemaQueryOptions(connection: KeyedConnection, group: string) {
   return queryOptions({
     queryKey: schemaKeys.detail(connection, group),
-    queryFn: ({ signal }) => apiRequest<MetadataSchema>(connection, schemaPath(group), { signal }),
+    // What the cache holds for this key (the connection's identity, never its token) is
+    // revalidated: its ETag goes as If-None-Match, and a 304 costs no body.
+    queryFn: ({ signal, client, queryKey }) => apiRequest<MetadataSchema>(connection, schemaPath(group), { signal, held: client.getQueryData<SchemaResponse>(queryKey) }),
     staleTime: 30_000,
     // Nothing is asked while the connection cannot send (no instance URL yet).
     enabled: !connection.problem,

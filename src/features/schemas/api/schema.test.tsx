@@ -1,0 +1,60 @@
+/**
+ * Revalidating a group's schema costs no body: the cached answer's ETag goes as
+ * If-None-Match, the bundled reference service answers 304, and the query keeps its data.
+ * Real fetch against the service on the test page's own origin; the browser's resource
+ * timing says how many body bytes each request took.
+ */
+import { QueryClient } from '@tanstack/react-query';
+import { describe, expect, it } from 'vitest';
+import { fingerprintOf } from '../../../lib/connection';
+import { DEMO } from '../../../test-support/reference-service';
+import { schemaPath, schemaQueryOptions, type SchemaResponse } from './schema';
+
+const connection = { baseUrl: '', token: DEMO.global, mode: 'same-origin' as const, target: '', fingerprint: fingerprintOf(DEMO.global) };
+
+/** What the browser fetched last for `path`: its status and the body bytes it took. */
+function lastFetchOf(path: string): { status: number; bodyBytes: number } {
+  const entries = performance.getEntriesByType('resource').filter((e) => e.name.endsWith(path)) as PerformanceResourceTiming[];
+  const last = entries.at(-1)!;
+  return { status: last.responseStatus, bodyBytes: last.encodedBodySize };
+}
+
+describe('schema query', () => {
+  it('revalidates what it holds with If-None-Match: a 304, no body, the same data', async () => {
+    performance.clearResourceTimings();
+    const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    const options = schemaQueryOptions(connection, 'sales');
+    const first = await client.fetchQuery(options);
+    expect(first.status).toBe(200);
+    const etag = first.headers.find(([n]) => n === 'etag')?.[1];
+    expect(etag).toMatch(/^"/);
+    expect(lastFetchOf(schemaPath('sales')).bodyBytes).toBeGreaterThan(0);
+
+    await client.refetchQueries({ queryKey: options.queryKey });
+    const again = client.getQueryData<SchemaResponse>(options.queryKey)!;
+    expect(again.revalidation).toMatchObject({ status: 304 });
+    expect(again.data).toEqual(first.data);
+    expect(again.status).toBe(200);
+    expect(lastFetchOf(schemaPath('sales'))).toEqual({ status: 304, bodyBytes: 0 });
+  });
+
+  it('keys the cache by the token’s fingerprint, never the token', () => {
+    const key = JSON.stringify(schemaQueryOptions(connection, 'sales').queryKey);
+    expect(key).not.toContain(DEMO.global);
+    expect(key).toContain(connection.fingerprint);
+  });
+
+  it('a schema changed since is read whole again', async () => {
+    const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    const options = schemaQueryOptions(connection, 'revalidated');
+    const put = (keys: unknown[]) =>
+      fetch(schemaPath('revalidated'), { method: 'PUT', headers: { Authorization: `Bearer ${DEMO.global}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ metadataKeys: keys }) });
+    expect((await put([{ name: 'a', propertyType: 'TEXT' }])).status).toBe(200);
+    await client.fetchQuery(options);
+    expect((await put([{ name: 'b', propertyType: 'TEXT' }])).status).toBe(200);
+    await client.refetchQueries({ queryKey: options.queryKey });
+    const now = client.getQueryData<SchemaResponse>(options.queryKey)!;
+    expect(now.revalidation).toBeUndefined();
+    expect(now.data).toEqual({ metadataKeys: [{ name: 'b', propertyType: 'TEXT' }] });
+  });
+});

@@ -1,0 +1,347 @@
+/**
+ * `npm run service -- --replay DIR [--replay-speed N]`: the reference service answers API
+ * requests from recordings (recorder.ts, docs/recording.md) instead of its own routes: the
+ * recorded status, headers, body or events, paced as recorded (N times faster).
+ *
+ * Matching rule (docs/recording.md): the method, the path, the query parameters in any order
+ * (a parameter recorded as "[redacted]" matches any value), and the body: two JSON bodies are
+ * equal when they hold the same values, whatever the order of their objects' keys; any other
+ * body is compared as text. Headers are not compared. When several recordings match, they
+ * answer in the order they were recorded, and the last one answers every request after it.
+ * A GET answers 304 itself when its If-None-Match names the recorded answer's ETag.
+ *
+ * A request that matches none answers 404 in its API family's format, naming the closest
+ * recording and how it differs. Tokens are the service's (demo tokens, minted ones), and
+ * scopes apply as on the real routes: 401 for a group the token does not cover, 403 for an
+ * agent path without agents.run.
+ */
+import { Ajv } from 'ajv';
+import { Hono, type Context } from 'hono';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { scopesAllowAgents, scopesCoverGroup, scopesThatCover, AGENTS_SCOPE } from '../contract/scopes.ts';
+import { authenticate, rateLimit, RateLimiter } from './auth.ts';
+import { bodyLimit } from './body-limit.ts';
+import { noneMatchHits } from './etag.ts';
+import { familyOf, refusalBody, type Family, type Refusal } from './families.ts';
+import { closeAfterTooLarge, MAX_BODY_BYTES, type Env } from './http.ts';
+import { REDACTED, type Recording } from './recording.ts';
+import { streamSse } from './sse.ts';
+import type { Store } from './store.ts';
+
+/** A recording as the replay matches it. */
+export interface LoadedRecording {
+  file: string;
+  recording: Recording;
+  method: string;
+  pathname: string;
+  query: [string, string][];
+}
+
+export interface ReplaySet {
+  dir: string;
+  recordings: LoadedRecording[];
+}
+
+export interface ReplayOptions {
+  set: ReplaySet;
+  /** 2 plays twice as fast; 0.5 half as fast. */
+  speed: number;
+}
+
+/** Bounds of `--replay-speed`. */
+export const REPLAY_SPEED = { min: 0.1, max: 1000, meaning: 'how many times faster than recorded a replay answers' } as const;
+
+const SCHEMA_FILE = new URL('../../docs/recording.schema.json', import.meta.url);
+
+/** Largest recording file read (a recorded body is bounded at 64 MB, kept as text). */
+const MAX_FILE_BYTES = 200 * 1024 * 1024;
+
+function splitPath(path: string): { pathname: string; query: [string, string][] } {
+  const q = path.indexOf('?');
+  const url = new URL(q < 0 ? path : path.slice(0, q), 'http://replay.invalid');
+  return { pathname: url.pathname, query: q < 0 ? [] : [...new URLSearchParams(path.slice(q + 1))] };
+}
+
+/**
+ * Every `*.json` file of `dir`, checked against docs/recording.schema.json, in name order (the
+ * order they were recorded). Throws, naming the file and what is wrong, when one is not a
+ * recording, or when there is none.
+ */
+export function loadRecordings(dir: string): ReplaySet {
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((f) => f.endsWith('.json') && !f.startsWith('.')).sort();
+  } catch (err) {
+    throw new Error(`--replay ${dir}: cannot read the directory (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}).`, { cause: err });
+  }
+  if (!names.length) throw new Error(`--replay ${dir}: the directory holds no recordings (*.json). Record some with npm start -- --upstream URL --record ${dir}.`);
+  const validate = new Ajv({ allErrors: false, strict: false }).compile(JSON.parse(readFileSync(SCHEMA_FILE, 'utf8')) as object);
+  const recordings = names.map((file): LoadedRecording => {
+    const full = join(dir, file);
+    if (statSync(full).size > MAX_FILE_BYTES) throw new Error(`--replay: ${full} is larger than ${MAX_FILE_BYTES / 2 ** 20} MB; it is no recording of this console.`);
+    let value: unknown;
+    try {
+      value = JSON.parse(readFileSync(full, 'utf8'));
+    } catch (err) {
+      throw new Error(`--replay: ${full} is not JSON: ${(err as Error).message}`, { cause: err });
+    }
+    if (!validate(value)) {
+      const e = validate.errors?.[0];
+      throw new Error(`--replay: ${full} is not a recording (docs/recording.schema.json): ${e?.instancePath || '/'} ${e?.message ?? 'does not match'}.`);
+    }
+    const recording = value as Recording;
+    return { file, recording, method: recording.request.method, ...splitPath(recording.request.path) };
+  });
+  return { dir, recordings };
+}
+
+// --- Matching ----------------------------------------------------------------------------
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const token = (k: string | number) => String(k).replace(/~/g, '~0').replace(/\//g, '~1');
+
+/** The JSON pointer of the first place `a` and `b` differ (object keys in any order); null when equal. */
+export function firstDifference(a: unknown, b: unknown, at = ''): string | null {
+  if (Array.isArray(a) && Array.isArray(b)) {
+    for (let i = 0; i < Math.max(a.length, b.length); i++) {
+      if (i >= a.length || i >= b.length) return `${at}/${i}`;
+      const d = firstDifference(a[i], b[i], `${at}/${i}`);
+      if (d !== null) return d;
+    }
+    return null;
+  }
+  if (isObject(a) && isObject(b)) {
+    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
+    for (const k of keys) {
+      if (!Object.hasOwn(a, k) || !Object.hasOwn(b, k)) return `${at}/${token(k)}`;
+      const d = firstDifference(a[k], b[k], `${at}/${token(k)}`);
+      if (d !== null) return d;
+    }
+    return null;
+  }
+  return Object.is(a, b) || (a === 0 && b === 0) ? null : at || '/';
+}
+
+/** A request as the replay matches it. */
+export interface ReplayRequest {
+  method: string;
+  pathname: string;
+  query: [string, string][];
+  bodyText: string;
+}
+
+type BodyVerdict = { same: true } | { same: false; why: string };
+
+function compareBody(r: Recording['request'], text: string): BodyVerdict {
+  const trimmed = text.trim();
+  if (r.body !== undefined) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(trimmed);
+    } catch {
+      return { same: false, why: trimmed === '' ? 'it has a JSON body and the request has none' : 'its body is JSON and the request’s is not' };
+    }
+    const at = firstDifference(r.body, parsed);
+    return at === null ? { same: true } : { same: false, why: `the body differs at ${at}` };
+  }
+  if (r.bodyText !== undefined) return r.bodyText === text ? { same: true } : { same: false, why: 'the body’s text differs' };
+  return trimmed === '' ? { same: true } : { same: false, why: 'it has no body and the request has one' };
+}
+
+function sameQuery(recorded: readonly [string, string][], asked: readonly [string, string][]): boolean {
+  if (recorded.length !== asked.length) return false;
+  const left = [...asked];
+  for (const [k, v] of recorded) {
+    const i = left.findIndex(([k2, v2]) => k2 === k && (v === REDACTED || v2 === v));
+    if (i < 0) return false;
+    left.splice(i, 1);
+  }
+  return true;
+}
+
+function pathDistance(a: string, b: string): number {
+  const x = a.split('/');
+  const y = b.split('/');
+  let d = Math.abs(x.length - y.length);
+  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) d++;
+  return d;
+}
+
+/** The recording that comes nearest to `req`, and in what it differs. */
+export function closestRecording(recordings: readonly LoadedRecording[], req: ReplayRequest): { file: string; why: string } | undefined {
+  let best: { file: string; why: string; score: number } | undefined;
+  for (const r of recordings) {
+    let score: number;
+    let why: string;
+    const samePath = r.pathname === req.pathname;
+    if (samePath && r.method === req.method) {
+      if (!sameQuery(r.query, req.query)) {
+        score = 1;
+        why = 'same method and path, but other query parameters';
+      } else {
+        const body = compareBody(r.recording.request, req.bodyText);
+        score = body.same ? 0 : 2;
+        why = body.same ? 'the same request' : `same method and path, but ${body.why}`;
+      }
+    } else if (samePath) {
+      score = 10;
+      why = `the same path, but ${r.method}`;
+    } else {
+      score = 100 + pathDistance(r.pathname, req.pathname) * 10 + (r.method === req.method ? 0 : 5);
+      why = `${r.method} ${r.recording.request.path}`;
+    }
+    if (!best || score < best.score) best = { file: r.file, why, score };
+  }
+  return best && { file: best.file, why: best.why };
+}
+
+/**
+ * The recordings that answer `req`, in recorded order. A 304 was the answer to a client that
+ * held the body: a recording with a body goes first, and the replay answers 304 itself.
+ */
+export function matchingRecordings(recordings: readonly LoadedRecording[], req: ReplayRequest): LoadedRecording[] {
+  const all = recordings.filter(
+    (r) => r.method === req.method && r.pathname === req.pathname && sameQuery(r.query, req.query) && compareBody(r.recording.request, req.bodyText).same,
+  );
+  const withBody = all.filter((r) => r.recording.response.status !== 304);
+  return withBody.length ? withBody : all;
+}
+
+// --- Answering ----------------------------------------------------------------------------
+
+const sleepUntil = (t: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const ms = t - performance.now();
+    if (ms <= 0 || signal.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+
+function familyAnswer(c: Context<Env>, family: Family, r: Refusal): Response {
+  const { contentType, body } = refusalBody(family, r, c.get('requestId'));
+  return c.body(body, r.status as 400, { 'content-type': contentType });
+}
+
+const REFUSE_401: Omit<Refusal, 'detail'> = { status: 401, code: 'authentication_required', title: 'Authentication Required', error: 'unauthorized' };
+
+/** The group a custom-metadata path names, if any: its scope is checked as the real routes check it. */
+function groupOf(pathname: string): string | undefined {
+  const m = /^\/rest\/api\/index\/(?:custom-metadata\/schema\/([^/]+)|document\/[^/]*\/custom-metadata\/([^/]+))$/.exec(pathname);
+  const raw = m?.[1] ?? m?.[2];
+  return raw === undefined ? undefined : decodeURIComponent(raw);
+}
+
+/** Whether `keepAliveMs` and the rest of the service's stream settings apply to a replayed stream. */
+export interface ReplayRouteOptions {
+  keepAliveMs: number;
+  rateLimitPerMinute: number;
+}
+
+/** The API routes of a replay: the service's tokens and scopes, then the recordings. */
+export function replayRoutes(store: Store, replay: ReplayOptions, options: ReplayRouteOptions) {
+  const app = new Hono<Env>();
+  const { recordings } = replay.set;
+  const uses = new Map<string, number>();
+  const limiters = { metadata: new RateLimiter(options.rateLimitPerMinute), legacy: new RateLimiter(options.rateLimitPerMinute), platform: new RateLimiter(options.rateLimitPerMinute) };
+  const familyOfRequest = (c: Context<Env>) => familyOf(new URL(c.req.url).pathname);
+
+  app.use(
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: (c) => {
+        closeAfterTooLarge(c);
+        return familyAnswer(c as Context<Env>, familyOfRequest(c as Context<Env>), { status: 413, code: 'request_too_large', title: 'Request Too Large', error: 'request too large', detail: `The body is over ${MAX_BODY_BYTES} bytes.` });
+      },
+    }),
+  );
+  app.use(
+    authenticate(store, (c, why) => {
+      c.header('WWW-Authenticate', 'Bearer');
+      return familyAnswer(c, familyOfRequest(c), { ...REFUSE_401, detail: why });
+    }),
+  );
+  app.use(async (c, next) => {
+    const family = familyOfRequest(c);
+    const scopes = c.get('token').scopes;
+    if (family === 'metadata') {
+      const group = groupOf(new URL(c.req.url).pathname);
+      if (group !== undefined && !scopesCoverGroup(scopes, group)) {
+        const [one, all] = scopesThatCover(group);
+        c.header('WWW-Authenticate', 'Bearer');
+        return familyAnswer(c, family, { ...REFUSE_401, detail: `This token's scopes do not cover group "${group}". It needs ${one} or ${all}.` });
+      }
+    } else if (!scopesAllowAgents(scopes)) {
+      return familyAnswer(c, family, {
+        status: 403,
+        code: 'insufficient_permissions',
+        title: 'Insufficient Permissions',
+        error: 'forbidden',
+        detail: `This token lacks the ${AGENTS_SCOPE} scope that the agent endpoints need.`,
+      });
+    }
+    const refuse = (cc: Context<Env>, s: number) =>
+      familyAnswer(cc, family, { status: 429, code: 'rate_limit_exceeded', title: 'Rate Limit Exceeded', error: 'too many requests', detail: `Too many requests; retry after ${s} s.` });
+    return rateLimit(limiters[family], refuse)(c, next);
+  });
+
+  app.all('*', async (c) => {
+    const url = new URL(c.req.url);
+    const request: ReplayRequest = { method: c.req.method, pathname: url.pathname, query: [...url.searchParams], bodyText: await c.req.text() };
+    const matches = matchingRecordings(recordings, request);
+    if (!matches.length) {
+      const closest = closestRecording(recordings, request);
+      return familyAnswer(c, familyOfRequest(c), {
+        status: 404,
+        code: 'resource_not_found',
+        title: 'Resource Not Found',
+        error: 'no recording',
+        detail:
+          `No recording in ${replay.set.dir} matches ${request.method} ${url.pathname}${url.search} (recordings match by method, path, query and body).` +
+          (closest ? ` The closest is ${closest.file}: ${closest.why}.` : ''),
+      });
+    }
+    // Recordings of one request answer in turn; the last answers from then on.
+    const key = matches.map((m) => m.file).join('\n');
+    const n = uses.get(key) ?? 0;
+    uses.set(key, n + 1);
+    return answer(c, matches[Math.min(n, matches.length - 1)]!.recording);
+  });
+
+  async function answer(c: Context<Env>, recording: Recording): Promise<Response> {
+    const started = performance.now();
+    const at = (ms: number) => started + ms / replay.speed;
+    const signal = c.req.raw.signal;
+    const r = recording.response;
+    await sleepUntil(at(r.headAtMs), signal);
+    for (const [name, value] of Object.entries(r.headers)) c.header(name, value);
+    if (r.events) {
+      return streamSse(c, { keepAliveMs: options.keepAliveMs, fault: c.get('fault') }, async (sse) => {
+        for (const e of r.events!) {
+          await sleepUntil(at(e.atMs), sse.signal);
+          if (sse.closed) return;
+          const paused = sse.sendRecorded(e.id, e.event, e.data);
+          if (paused) await paused;
+        }
+        await sleepUntil(at(r.endAtMs), sse.signal);
+        if (r.end === 'broken' || r.truncated) sse.drop();
+      });
+    }
+    const etag = r.headers.etag;
+    if (c.req.method === 'GET' && etag !== undefined && r.status === 200 && noneMatchHits(c.req.header('if-none-match'), etag)) {
+      return c.body(null, 304);
+    }
+    const text = r.body !== undefined ? JSON.stringify(r.body) : (r.bodyText ?? '');
+    await sleepUntil(at(r.endAtMs), signal);
+    if (r.status === 204 || r.status === 304) return c.body(null, r.status);
+    return c.body(text, r.status as 200);
+  }
+
+  return app;
+}
