@@ -83,6 +83,8 @@ export function urlOf(connection: Pick<Connection, 'baseUrl'>, path: string): st
 }
 
 export function networkErrorDetail(url: string, sameOrigin: boolean): string {
+  // Node (the headless suite runner): no page, no CORS; the host did not answer.
+  if (typeof window === 'undefined') return `No answer from ${url}: the host is unreachable, refused the connection, or the address is wrong.`;
   if (sameOrigin) return `No answer from ${url}: the console's server may have stopped. Start it again with npm start.`;
   return (
     `The browser got no answer from ${url}. Either the host is unreachable, or it does not allow this page's origin ` +
@@ -150,7 +152,7 @@ export async function apiRequest<T>(connection: Connection, path: string, init: 
     });
   } catch (err) {
     if (init.signal?.aborted) throw new ApiError('aborted', 0, 'Cancelled', 'The request was cancelled.', undefined, undefined);
-    const sameOrigin = !/^https?:\/\//i.test(connection.baseUrl) || new URL(url, window.location.href).origin === window.location.origin;
+    const sameOrigin = !/^https?:\/\//i.test(connection.baseUrl) || (typeof window !== 'undefined' && new URL(url, window.location.href).origin === window.location.origin);
     throw new ApiError('network', 0, sameOrigin ? 'No answer' : 'Network or CORS failure', networkErrorDetail(url, sameOrigin), String(err), undefined);
   }
   const rawBody = await response.text();

@@ -20,7 +20,7 @@ import { nextPollMs } from './durable-follow';
 import { Flight } from './flight';
 import type { HistoryDetails, HistoryEntry } from './history-entry';
 import { initialRunState, isFollowed, isInFlight, isTerminal, runReducer, type RunAction, type RunStatus } from './run-machine';
-import { historyEntryOf, metaOf, summaryOf, type RunRecord, type RunTarget } from './run-record';
+import { detailsOf, historyEntryOf, metaOf, summaryOf, type RunRecord, type RunTarget } from './run-record';
 import type { RunRequest } from './run-request';
 import { sendDurable, sendStream, sendWait, type SendContext, type StopReason } from './run-senders';
 import { StreamLog } from './stream-log';
@@ -74,13 +74,6 @@ function sameConnection(t: RunTarget, c: ConnectionIdentity): boolean {
 
 /** The history writer, loaded with the history module (and its database) on first use, not with the app. */
 const defaultSave: WriteRun = async (entry, details, options) => (await import('./history')).writeRun(entry, details, options);
-
-/** What history keeps of a run's answer, once it ended. */
-function detailsOf(record: RunRecord): HistoryDetails {
-  if (record.log) return { events: record.log.events };
-  const result = record.answer?.data ?? record.state.durable?.run ?? record.state.refusal?.body;
-  return result === undefined ? {} : { result };
-}
 
 /** Whether history holds what finds the run again after a reload: a durable run's id, else the entry itself. */
 function findable(record: RunRecord): boolean {
@@ -333,10 +326,10 @@ export class RunStore {
   /** Sends one decision per pending approval, in one batch. */
   respond(id: string, decisions: Record<string, Decision>): Promise<void> {
     const pending = this.get(id)?.state.durable?.run.pending_interactions ?? [];
-    const named = Object.entries(decisions).map(([interactionId, decision]) => ({
-      name: pending.find((p) => p.interaction_id === interactionId)?.display_name ?? interactionId,
-      decision,
-    }));
+    const named = Object.entries(decisions).map(([interactionId, decision]) => {
+      const asked = pending.find((p) => p.interaction_id === interactionId);
+      return { name: asked?.display_name ?? interactionId, ...(asked?.tool_id && { toolId: asked.tool_id }), decision };
+    });
     return this.act(
       id,
       platformResponsesPath,
