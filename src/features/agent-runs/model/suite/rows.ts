@@ -18,6 +18,11 @@ function columnsOf(rows: readonly Row[]): string[] {
   return [...seen];
 }
 
+/** A column by this name would set a row's prototype instead of a field (papaparse assigns cells by name). */
+const FORBIDDEN_COLUMN = '__proto__';
+const forbidden = (columns: readonly string[]): ParsedRows | undefined =>
+  columns.includes(FORBIDDEN_COLUMN) ? { ok: false, error: `A column cannot be named “${FORBIDDEN_COLUMN}”: no input field or placeholder has that name.` } : undefined;
+
 function parseJsonRows(text: string): ParsedRows {
   let value: unknown;
   try {
@@ -33,10 +38,14 @@ function parseJsonRows(text: string): ParsedRows {
   const rows = list as Row[];
   const empty = rows.findIndex((r) => Object.keys(r).length === 0);
   if (empty !== -1) return { ok: false, error: `Row ${empty + 1} has no columns.` };
-  return { ok: true, rows, columns: columnsOf(rows) };
+  const columns = columnsOf(rows);
+  return forbidden(columns) ?? { ok: true, rows, columns };
 }
 
 function parseCsvRows(text: string): ParsedRows {
+  const header = Papa.parse<string[]>(text, { preview: 1 }).data[0] ?? [];
+  const refused = forbidden(header.map((c) => c.trim()));
+  if (refused) return refused;
   const result = Papa.parse<Record<string, string>>(text, { header: true, skipEmptyLines: 'greedy' });
   const columns = result.meta.fields ?? [];
   if (!columns.length || columns.every((c) => c.trim() === '')) return { ok: false, error: 'The first line must name the columns (CSV), or paste a JSON array of objects.' };

@@ -80,7 +80,7 @@ describe('approval policies', () => {
 });
 
 // A table whose first column's name starts with [ or { is read as JSON: that is the rule pasting follows.
-const column = fc.string({ minLength: 1, maxLength: 12 }).filter((s) => s.trim() === s && !/^[\uFEFF[{]/.test(s));
+const column = fc.string({ minLength: 1, maxLength: 12 }).filter((s) => s.trim() === s && !/^[\uFEFF[{]/.test(s) && s !== '__proto__');
 const cell = fc.string({ maxLength: 20 });
 
 describe('rows of inputs', () => {
@@ -92,7 +92,8 @@ describe('rows of inputs', () => {
         fc.pre(rows.length > 0);
         const parsed = parseRows(Papa.unparse({ fields: columns, data: rows.map((r) => columns.map((c) => r[c])) }, { quotes: true }));
         expect(parsed).toEqual({ ok: true, rows, columns });
-        expect(parseRows(rowsAsCsv(rows))).toEqual({ ok: true, rows, columns });
+        // Written back (to edit them again) in the order the rows' keys come, which puts number-like names first.
+        expect(parseRows(rowsAsCsv(rows))).toMatchObject({ ok: true, rows });
       }),
     );
   });
@@ -121,6 +122,8 @@ describe('rows of inputs', () => {
     expect(parseRows('topic,region\n"Leave,emea')).toMatchObject({ ok: false, error: 'CSV: line 2: Quoted field unterminated.' });
     expect(parseRows('[{"a": 1}, 2]')).toMatchObject({ ok: false, error: expect.stringContaining('Row 2 is not an object') });
     expect(parseRows('[{"a": 1},')).toMatchObject({ ok: false, error: expect.stringContaining('not valid JSON') });
+    expect(parseRows('__proto__,topic\nx,y')).toMatchObject({ ok: false, error: expect.stringContaining('cannot be named “__proto__”') });
+    expect(parseRows('[{"__proto__": {"polluted": 1}}]')).toMatchObject({ ok: false, error: expect.stringContaining('cannot be named “__proto__”') });
     expect(parseRows('topic\n')).toMatchObject({ ok: false, error: 'There is a header line but no row under it.' });
   });
 });
