@@ -97,7 +97,8 @@ export function observationOf(entry: HistoryEntry, details: HistoryDetails = {},
   };
 }
 
-const quote = (s: string, max = 160) => `“${s.length > max ? `${s.slice(0, max)}…` : s}”`;
+/** A text as a one-line quotation: cut at `max` characters, line ends shown as \\n. */
+const quote = (s: string, max = 160) => `“${(s.length > max ? `${s.slice(0, max)}…` : s).replace(/\r?\n/g, '\\n')}”`;
 const ms = (n: number) => `${formatCount(n)} ms`;
 
 function outcomeText(o: Observation): string {
