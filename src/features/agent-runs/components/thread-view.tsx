@@ -11,6 +11,7 @@ import { useRunStore } from '../model/run-store-context';
 import { useFigures } from '../model/use-history';
 import { branchOf, contextOf, newestLeafUnder, pathTo, questionOf, retryable, textOfMessage, type Thread, type Turn } from '../model/thread';
 import { RunBody } from './run-body';
+import { SaveTestCase } from './save-test-case';
 
 /** Text blocks run together as one paragraph (a stream sends a word per message); anything else is shown as its JSON. */
 function MessageBlocks({ messages }: { messages: readonly Message[] }) {
@@ -261,6 +262,11 @@ function TurnItem({ thread, turn, last, actions, onBranch }: { thread: Thread; t
               )}
             </details>
           </>
+        )}
+        {isTerminal(turn.status as RunStatus) && (
+          <div className="toolbar">
+            <SaveTestCase entry={turn} />
+          </div>
         )}
         {retryable(turn) && !actions.readOnly && (
           <p className="toolbar">
