@@ -37,7 +37,7 @@ export function SuiteCases({ suite, lastRunId }: { suite: Suite; lastRunId?: str
         <p className="muted">No case yet: on a finished run (History, or a conversation’s turn) choose <strong>Save as test case</strong>, or import a suite file.</p>
       )}
       {suite.cases.length > 0 && (
-        <TableScroll label="Cases">
+        <TableScroll label="Cases of the suite">
           <table className="suite-case-table">
             <thead>
               <tr>
