@@ -88,16 +88,41 @@ export class SharedLoads {
 
 const noFrames: Schedule = () => undefined;
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+/**
+ * One listener on the suite's signal, which tells every run: a listener per run (and per wait
+ * of a durable run) on the one signal would be sixteen and more at once, which Node reports as
+ * a leak on every suite run.
+ */
+export class StopFan {
+  private readonly listeners = new Set<() => void>();
+
+  constructor(readonly signal: AbortSignal) {
+    signal.addEventListener('abort', () => {
+      for (const l of [...this.listeners]) l();
+    }, { once: true });
+  }
+
+  /** Calls `fn` when the suite stops (at once if it has); answers how to stop listening. */
+  on(fn: () => void): () => void {
+    if (this.signal.aborted) {
+      fn();
+      return () => undefined;
+    }
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+}
+
+function sleep(ms: number, stops: StopFan): Promise<void> {
   return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
+    let off = () => {};
     const done = () => {
       clearTimeout(t);
-      signal.removeEventListener('abort', done);
+      off();
       resolve();
     };
     const t = setTimeout(done, ms);
-    signal.addEventListener('abort', done);
+    off = stops.on(done);
   });
 }
 
@@ -124,7 +149,8 @@ interface Ran {
  * approvals by the policy, until it ends, the suite stops (a durable run is asked to cancel)
  * or the deadline passes.
  */
-export async function runOnce(request: RunRequest, env: RunnerEnv, signal: AbortSignal, policy?: SuiteItem['case']['policy']): Promise<Ran> {
+export async function runOnce(request: RunRequest, env: RunnerEnv, stops: StopFan, policy?: SuiteItem['case']['policy']): Promise<Ran> {
+  const signal = stops.signal;
   const startedAt = Date.now();
   let record: RunRecord = {
     id: `suite_run_${startedAt.toString(36)}_${crypto.getRandomValues(new Uint32Array(1))[0]!.toString(36)}`,
@@ -140,9 +166,7 @@ export async function runOnce(request: RunRequest, env: RunnerEnv, signal: Abort
   };
   // The run's own controller: the suite's Stop aborts it; a wait's timeout too, saying why.
   const abort = new AbortController();
-  const stopAll = () => abort.abort({ kind: 'user' } satisfies StopReason);
-  if (signal.aborted) stopAll();
-  else signal.addEventListener('abort', stopAll);
+  const stopListening = stops.on(() => abort.abort({ kind: 'user' } satisfies StopReason));
   const deadline = request.mode === 'wait' && request.timeoutMs ? setTimeout(() => abort.abort({ kind: 'timeout', ms: request.timeoutMs! } satisfies StopReason), request.timeoutMs) : undefined;
   const ctx: SendContext = { record, connection: env.connection as Connection, signal: abort.signal, dispatch, ...(env.reader && { reader: env.reader }) };
   const decisions: PolicyDecision[] = [];
@@ -159,7 +183,7 @@ export async function runOnce(request: RunRequest, env: RunnerEnv, signal: Abort
     }
   } finally {
     clearTimeout(deadline);
-    signal.removeEventListener('abort', stopAll);
+    stopListening();
   }
   return { record, rawBody, decisions, stoppedBySuite: signal.aborted && !isTerminalOutcome(record) };
 
@@ -217,7 +241,7 @@ export async function runOnce(request: RunRequest, env: RunnerEnv, signal: Abort
         }
       }
       const wait = run ? suitePollMs(run, reads) : 200;
-      await sleep(wait === false ? 0 : wait, signal);
+      await sleep(wait === false ? 0 : wait, stops);
       if (signal.aborted) continue;
       try {
         const answer = await apiRequest<DurableRunAnswer>(env.connection, platformRunPath(agentId, runId));
@@ -247,9 +271,9 @@ function unfinished(entry: HistoryEntry, record: RunRecord): HistoryEntry {
 }
 
 /** Runs one item of a suite and judges it. */
-export async function runItem(item: SuiteItem, env: RunnerEnv, signal: AbortSignal, shared = new SharedLoads(env)): Promise<CaseResult> {
+export async function runItem(item: SuiteItem, env: RunnerEnv, stops: StopFan, shared = new SharedLoads(env)): Promise<CaseResult> {
   const request = caseRequest(item.case, item.row, env.overrides);
-  const ran = await runOnce(request, env, signal, item.case.policy);
+  const ran = await runOnce(request, env, stops, item.case.policy);
   const entry = unfinished(historyEntryOf(ran.record), ran.record);
   const details = detailsOf(ran.record);
   const assertions = assertionsFor(item.case.assertions, item.row);
@@ -296,6 +320,7 @@ export async function runSuite(items: readonly SuiteItem[], env: RunnerEnv, opti
   const signal = options.signal ?? new AbortController().signal;
   const concurrency = Math.max(1, Math.min(MAX_CONCURRENCY, Math.floor(options.concurrency ?? DEFAULT_CONCURRENCY)));
   const shared = new SharedLoads(env);
+  const stops = new StopFan(signal);
   const results: (CaseResult | undefined)[] = new Array(items.length);
   let next = 0;
   const worker = async () => {
@@ -303,7 +328,7 @@ export async function runSuite(items: readonly SuiteItem[], env: RunnerEnv, opti
       const i = next++;
       const item = items[i]!;
       options.onStart?.(item);
-      const result = await runItem(item, env, signal, shared);
+      const result = await runItem(item, env, stops, shared);
       results[i] = result;
       options.onResult?.(result);
     }
