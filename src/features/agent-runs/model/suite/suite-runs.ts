@@ -42,7 +42,7 @@ export interface LiveSuiteRun {
 }
 
 const BATCH_MS = 250;
-const BATCH_SIZE = 100;
+const BATCH_SIZE = 25;
 const NOTIFY_MS = 200;
 
 class SuiteRuns {
