@@ -1,5 +1,5 @@
 import { useLiveQuery } from 'dexie-react-hooks';
-import { Fragment, useState } from 'react';
+import { useState } from 'react';
 import { TableScroll } from '../../../components/table-scroll';
 import { consoleDb } from '../model/console-db';
 import { policyText, type Suite, type SuiteCase } from '../model/suite/suite';
@@ -54,8 +54,7 @@ export function SuiteCases({ suite, lastRunId }: { suite: Suite; lastRunId?: str
               {suite.cases.map((c: SuiteCase) => {
                 const result = lastResultText(last?.get(c.id));
                 return (
-                  <Fragment key={c.id}>
-                  <tr>
+                  <tr key={c.id}>
                     <td>{c.name}</td>
                     <td>
                       <code>{c.agent.id}</code> · {c.api === 'legacy' ? 'legacy' : 'current'} {c.mode}
@@ -66,36 +65,37 @@ export function SuiteCases({ suite, lastRunId }: { suite: Suite; lastRunId?: str
                     <td>
                       <span className={`status status-${result.tone}`}>{result.text}</span>
                     </td>
-                    <td className="toolbar">
-                      <button type="button" aria-expanded={editing === c.id} onClick={() => setEditing(editing === c.id ? undefined : c.id)}>
-                        Edit<span className="visually-hidden"> {c.name}</span>
-                      </button>
-                      <button type="button" onClick={() => void removeCase(suite.id, c.id)}>
-                        Remove<span className="visually-hidden"> {c.name}</span>
-                      </button>
+                    <td>
+                      <div className="toolbar">
+                        <button type="button" aria-expanded={editing === c.id} onClick={() => setEditing(editing === c.id ? undefined : c.id)}>
+                          Edit<span className="visually-hidden"> {c.name}</span>
+                        </button>
+                        <button type="button" onClick={() => void removeCase(suite.id, c.id)}>
+                          Remove<span className="visually-hidden"> {c.name}</span>
+                        </button>
+                      </div>
                     </td>
                   </tr>
-                  {editing === c.id && (
-                    <tr>
-                      <td colSpan={5}>
-                        <CaseEditor
-                          value={c}
-                          onCancel={() => setEditing(undefined)}
-                          onSave={async (next) => {
-                            await updateCase(suite.id, next);
-                            setEditing(undefined);
-                          }}
-                        />
-                      </td>
-                    </tr>
-                  )}
-                  </Fragment>
                 );
               })}
             </tbody>
           </table>
         </TableScroll>
       )}
+      {editing !== undefined &&
+        suite.cases
+          .filter((c) => c.id === editing)
+          .map((c) => (
+            <CaseEditor
+              key={c.id}
+              value={c}
+              onCancel={() => setEditing(undefined)}
+              onSave={async (next) => {
+                await updateCase(suite.id, next);
+                setEditing(undefined);
+              }}
+            />
+          ))}
     </section>
   );
 }

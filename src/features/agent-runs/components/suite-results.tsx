@@ -1,6 +1,6 @@
 import { Dexie } from 'dexie';
 import { useLiveQuery } from 'dexie-react-hooks';
-import { useEffect, useState } from 'react';
+import { Fragment, useEffect, useState } from 'react';
 import { TableScroll } from '../../../components/table-scroll';
 import { formatCount } from '../../../lib/format';
 import { consoleDb, type StoredCaseResult } from '../model/console-db';
@@ -132,24 +132,32 @@ export function SuiteResults({ suiteRunId, live }: { suiteRunId: string; live?: 
                 const first = stored ? stored.entry.firstEventMs : (r as LiveResult).firstEventMs;
                 const duration = stored ? stored.entry.durationMs : (r as LiveResult).durationMs;
                 return (
-                  <tr key={r.key}>
-                    <td>
-                      {stored ? (
-                        <button type="button" className="link-button" aria-expanded={openKey === r.key} onClick={() => setOpenKey(openKey === r.key ? undefined : r.key)}>
-                          {r.name}
-                        </button>
-                      ) : (
-                        r.name
-                      )}
-                      {stored && openKey === r.key && <CaseDetail result={stored} />}
-                    </td>
-                    <td>
-                      <span className={`status status-${verdictTone[r.verdict]}`}>{r.verdict}</span>
-                    </td>
-                    <td>{first === undefined ? '–' : `${formatCount(first)} ms`}</td>
-                    <td>{formatCount(duration)} ms</td>
-                    <td>{failing ? `${formatCount(failing)} failed` : stored ? `${formatCount(stored.assertions.length)} passed` : 'passed'}</td>
-                  </tr>
+                  <Fragment key={r.key}>
+                    <tr>
+                      <td>
+                        {stored ? (
+                          <button type="button" className="link-button" aria-expanded={openKey === r.key} onClick={() => setOpenKey(openKey === r.key ? undefined : r.key)}>
+                            {r.name}
+                          </button>
+                        ) : (
+                          r.name
+                        )}
+                      </td>
+                      <td>
+                        <span className={`status status-${verdictTone[r.verdict]}`}>{r.verdict}</span>
+                      </td>
+                      <td>{first === undefined ? '–' : `${formatCount(first)} ms`}</td>
+                      <td>{formatCount(duration)} ms</td>
+                      <td>{failing ? `${formatCount(failing)} failed` : stored ? `${formatCount(stored.assertions.length)} passed` : 'passed'}</td>
+                    </tr>
+                    {stored && openKey === r.key && (
+                      <tr>
+                        <td colSpan={5}>
+                          <CaseDetail result={stored} />
+                        </td>
+                      </tr>
+                    )}
+                  </Fragment>
                 );
               })}
             </tbody>

@@ -141,7 +141,6 @@ export function SuiteRunPanel({ suite, live, onStarted }: { suite: Suite; live: 
           The results could not all be kept in this browser: {live.writeError}
         </p>
       )}
-      {live?.ended && live.summary && <SummaryView summary={live.summary} />}
     </section>
   );
 }
