@@ -99,6 +99,7 @@ test('a suite built from a stream, a form waited for and a durable run approved 
   await main.getByRole('button', { name: 'Run suite' }).click();
   await expect(main.getByRole('status').filter({ hasText: /Finished: 3 of 3 · 3 passed · 0 failed/ })).toBeVisible({ timeout: 60_000 });
   await expect(main.locator('.suite-summary').first()).toContainText('3 passed');
+  await shell.expectNoAxeViolations();
   // A case's assertions with their actual values, and its run with timeline and chart.
   const results = main.getByRole('region', { name: 'Results by case' });
   await results.getByRole('button', { name: /^Echo Assistant stream/ }).click();
@@ -106,6 +107,7 @@ test('a suite built from a stream, a form waited for and a durable run approved 
   await results.getByRole('button', { name: 'Open its run' }).click();
   await expect(results.getByRole('listbox', { name: /^\d+ events$/ })).toBeVisible();
   await expect(results.locator('figure.run-chart')).toBeVisible();
+  await shell.expectNoAxeViolations();
 
   // Export it.
   const download = page.waitForEvent('download');

@@ -27,7 +27,7 @@ export function SummaryView({ summary }: { summary: SuiteSummary }) {
         <caption className="visually-hidden">Timings of the suite run</caption>
         <thead>
           <tr>
-            <th scope="col"></th>
+            <th scope="col">Timing</th>
             <th scope="col">p50</th>
             <th scope="col">p95</th>
             <th scope="col">runs</th>
