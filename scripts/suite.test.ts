@@ -131,6 +131,18 @@ describe('npm run suite', () => {
     expect((await run([file, '--base-url', server.url, '--only', 'HR policy waits'])).code).toBe(0);
   }, 60_000);
 
+  it('on a terminal, draws a progress bar on stderr with a line for each failure above it, and the summary on stdout', async () => {
+    const failing: SuiteCase = { ...cases[1]!, id: 'hr-wrong', name: 'HR, expected wrong', assertions: [{ kind: 'answer-contains', text: 'Nowhere' }] };
+    let stdout = '';
+    let stderr = '';
+    const code = await main([suiteFile('tty.json', [cases[1]!, failing]), '--base-url', server.url], { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), progress: true, env: { TOKEN: TOKENS.agents } });
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/\r\[#{30}\] 2\/2 {2}passed 1 {2}failed 1 /);
+    expect(stderr).toMatch(/FAIL {2}HR, expected wrong .*\n +✗ the answer contains “Nowhere”: got “/);
+    expect(stdout).not.toMatch(/^(PASS|FAIL) /m);
+    expect(stdout).toMatch(/passed 1, failed 1/);
+  }, 60_000);
+
   it('exits 2, saying what and where, when the file or the command line is wrong (no stack trace)', async () => {
     const good = suiteFile('ok.json', [cases[1]!]);
     const broken = join(dir, 'broken.json');
