@@ -20,7 +20,7 @@ test('streams a messages agent: the transcript echoes the message, the timeline 
   });
 
   const post = runs.nextRunPost();
-  await runs.run.click();
+  await runs.startRun();
   expect((await post).postDataJSON()).toEqual(await runs.previewBody());
   expect(await (await post).headerValue('accept')).toBe('text/event-stream');
   await expect(runs.status).toHaveText('Done');
@@ -77,7 +77,7 @@ test('sends every field of the form agent, empty optional ones as "" and false, 
   await expect.poll(() => runs.previewBody()).toEqual({ input: complete, stream: true });
 
   const post = runs.nextRunPost();
-  await runs.run.click();
+  await runs.startRun();
   const sent = (await post).postDataJSON() as { input: Record<string, unknown> };
   expect(sent).toEqual({ input: complete, stream: true });
   expect(Object.keys(sent.input)).toHaveLength(6);
@@ -137,7 +137,7 @@ test('stops a slow stream, keeping what arrived, and allows no second run while 
   // Run again from the history loads the run; Run sends it, and while it streams the form cannot start another.
   await runs.historyItem(1).getByRole('button', { name: 'Run again…' }).click();
   expect(posts).toHaveLength(1);
-  await runs.run.click();
+  await runs.startRun();
   await expect(runs.status).toHaveText('Streaming…');
   await expect(runs.run).toBeDisabled();
   await runs.stop.click();
@@ -153,7 +153,7 @@ test('reports a mid-stream failure on both APIs, and the legacy API warns of its
 
   // Current API: one run.failed event, in problem-details terms.
   await expect(runs.deprecation).toBeHidden();
-  await runs.run.click();
+  await runs.startRun();
   await expect(runs.status).toHaveText('Failed');
   await expect(runs.failure.getByRole('heading')).toHaveText('Run failed: Spend Limit Exceeded');
   await expect(runs.failure).toContainText("You've reached the monthly limit set by your admin.");
@@ -170,7 +170,7 @@ test('reports a mid-stream failure on both APIs, and the legacy API warns of its
   await expect(runs.deprecation).toContainText('scheduled for removal on 2027-04-15');
   await expect(runs.requestLine).toHaveText('POST /rest/api/v1/agents/runs/stream');
   const post = runs.nextRunPost();
-  await runs.run.click();
+  await runs.startRun();
   expect((await post).postDataJSON()).toEqual({
     agent_id: 'flaky-reporter',
     messages: [{ role: 'USER', content: [{ type: 'text', text: 'The quarterly report, please' }] }],
@@ -205,7 +205,7 @@ test('waits for one answer: transcript, raw JSON and status; Stop and the client
   await runs.writeMessage('Just the answer');
   const before = await runs.serviceSeq();
 
-  await runs.run.click();
+  await runs.startRun();
   await expect(runs.status).toHaveText('Done');
   await expect(runs.resultTab('Transcript')).toHaveAttribute('aria-selected', 'true');
   await expect(runs.resultPanel()).toContainText('GLEAN_AI: You asked: "Just the answer".');
@@ -219,7 +219,7 @@ test('waits for one answer: transcript, raw JSON and status; Stop and the client
   await expect(runs.streamAnswer).toBeChecked();
   await runs.answerBy('wait');
   await runs.writeMessage('A long story');
-  await runs.run.click();
+  await runs.startRun();
   await expect(runs.status).toHaveText('Waiting for the answer…');
   await expect(runs.run).toBeDisabled();
   await runs.stop.click();
@@ -231,7 +231,7 @@ test('waits for one answer: transcript, raw JSON and status; Stop and the client
   ]);
 
   await runs.clientTimeout.fill('1');
-  await runs.run.click();
+  await runs.startRun();
   await expect(runs.status).toHaveText('Stopped');
   await expect(runs.output).toContainText('Your client-side timeout (1 s) ended the wait');
 });
@@ -239,7 +239,7 @@ test('waits for one answer: transcript, raw JSON and status; Stop and the client
 test('runs a past run again (loaded into the form, then one new POST), and exports it as JSON without the token', async ({ runs, page }) => {
   await runs.chooseAgent('Echo Assistant');
   await runs.writeMessage('Remember me');
-  await runs.run.click();
+  await runs.startRun();
   await expect(runs.status).toHaveText('Done');
   await expect(runs.historyItems).toHaveCount(1);
   const entry = runs.historyItem(1);
@@ -266,7 +266,7 @@ test('runs a past run again (loaded into the form, then one new POST), and expor
   await entry.getByRole('button', { name: 'Run again…' }).click();
   await expect(runs.message()).toHaveValue('Remember me');
   expect(posts).toHaveLength(0);
-  await runs.run.click();
+  await runs.startRun();
   await expect(runs.historyItems).toHaveCount(2);
   await expect(runs.status).toHaveText('Done');
   expect(posts).toHaveLength(1);
@@ -293,7 +293,7 @@ test('shows malformed and unknown events raw with a warning, and later events st
   await runs.chooseAgent('Echo Assistant');
   await runs.writeMessage('Anything');
   const before = await runs.serviceSeq();
-  await runs.run.click();
+  await runs.startRun();
 
   await expect(runs.status).toHaveText('Done');
   await expect(runs.transcript).toHaveText('Before the noise, and after it.');

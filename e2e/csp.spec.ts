@@ -189,7 +189,7 @@ test('runs: stream with an event checked by the lens, wait with its answer check
   // Stream.
   await runs.chooseAgent('Echo Assistant');
   await runs.writeMessage('Under the policy');
-  await runs.run.click();
+  await runs.startRun();
   await expect(runs.status).toHaveText('Done');
   await runs.timelineRows.first().click();
   await expandLens(runs.output.getByLabel(/^Event \d+$/), /^No public schema for event message$/);
@@ -197,7 +197,7 @@ test('runs: stream with an event checked by the lens, wait with its answer check
 
   // Wait, its answer checked by the lens.
   await runs.answerBy('wait');
-  await runs.run.click();
+  await runs.startRun();
   await expect(runs.status).toHaveText('Done');
   await expandLens(runs.output, /^matches the public schema$/);
   await runs.resultTab('Raw JSON').click();
@@ -217,19 +217,19 @@ test('runs: stream with an event checked by the lens, wait with its answer check
   await expect(runs.field('Maximum points')).toHaveAttribute('aria-invalid', 'true');
   await expect(runs.field('Maximum points')).toHaveAccessibleDescription(/^must be <= 10\./);
   await runs.field('Maximum points').fill('3');
-  await runs.run.click();
+  await runs.startRun();
   await expect(runs.status).toHaveText('Done');
   expectNoViolationSoFar('form agent');
 
   // A failing stream, with its documentation link; then the legacy API.
   await runs.chooseAgent('Flaky Reporter');
   await runs.writeMessage('The quarterly report');
-  await runs.run.click();
+  await runs.startRun();
   await expect(runs.status).toHaveText('Failed');
   await expect(runs.failure.getByRole('link', { name: 'Documentation for this error' })).toBeVisible();
   await runs.useApi('Legacy');
   await expect(runs.deprecation).toBeVisible();
-  await runs.run.click();
+  await runs.startRun();
   await expect(runs.status).toHaveText('Failed');
   await runs.useApi('Current');
   expectNoViolationSoFar('failure and legacy API');
@@ -237,7 +237,7 @@ test('runs: stream with an event checked by the lens, wait with its answer check
   // A refusal (422), its problem details checked by the lens.
   await runs.chooseAgent('Calendar Helper');
   await runs.writeMessage('Book a meeting');
-  await runs.run.click();
+  await runs.startRun();
   const refused = runs.refusal(/^422 /);
   await expect(refused).toBeVisible();
   await expandLens(refused, /^error body as documented$/);
@@ -252,7 +252,7 @@ test('runs: stream with an event checked by the lens, wait with its answer check
   await download;
   await runs.historyItems.filter({ hasText: 'Echo Assistant' }).first().getByRole('button', { name: 'Run again…' }).click();
   await expect(runs.agentHeading).toContainText('Echo Assistant');
-  await runs.run.click();
+  await runs.startRun();
   await expect(runs.status).toHaveText('Done');
   expectNoViolationSoFar('history');
 });
@@ -264,7 +264,7 @@ test('a durable run with a tool approval, on its own page and after a reload', a
   await runs.chooseAgent('Expense Filer');
   await runs.answerBy('durable');
   await runs.writeMessage('File my expenses');
-  await runs.run.click();
+  await runs.startRun();
   // The run shows where it was started, its approval inline; then on its own page.
   const inline = new DurableRunPage(page, runs.output);
   await inline.expectState('Waiting for your approval');

@@ -215,7 +215,7 @@ test('Run again loads a durable run into the form without sending it; Run sends 
   await expect(runs.main.getByRole('note', { name: 'Loaded from history' })).toContainText('Nothing is sent until you run it');
   await expect(runs.run).toHaveText('Start durable run');
   expect(posts).toHaveLength(0);
-  await runs.run.click();
+  await runs.startRun();
   await expect(runs.status).toHaveText('Waiting for your approval', { timeout: 10_000 });
   expect(posts).toHaveLength(1);
   expect(posts[0]!.postDataJSON()).toEqual({ messages: [{ role: 'USER', content: [{ type: 'text', text: 'File my receipts' }] }], execution_mode: 'DURABLE' });

@@ -64,7 +64,7 @@ test('reports a stream the server drops as interrupted, keeps the five fragments
   const arrivedBefore = (await runs.servicePosts()).length;
   const posts = runs.recordRunPosts();
 
-  await runs.run.click();
+  await runs.startRun();
   await expect(runs.status).toHaveText('Interrupted');
   await expect(runs.interruption).toContainText('The run was not sent again');
   await expect(runs.eventCount).toHaveText('5');
@@ -93,7 +93,7 @@ test('shows a 422 with the tools to authorize from one POST that is not retried;
   // 422: the agent's tools are not authorized.
   await runs.chooseAgent('Calendar Helper');
   await runs.writeMessage('Book a meeting');
-  await runs.run.click();
+  await runs.startRun();
   await expect(runs.status).toHaveText('Refused');
   const tools = runs.refusal(/^422 /);
   await expect(tools).toContainText('The agent uses tools you have not authorized yet.');

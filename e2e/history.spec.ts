@@ -70,7 +70,7 @@ test('two tabs agree: a run finished in one shows in the other’s history, with
   await otherRuns.open();
   await runs.field('Topic').fill('two tabs');
   await runs.field('Region').selectOption('emea');
-  await runs.run.click();
+  await runs.startRun();
   await expect(runs.status).toHaveText('Done');
   const row = otherRuns.history.getByRole('listitem').filter({ hasText: 'HR Policy Agent' }).first();
   await expect(row.locator('.status')).toHaveText('Done');
@@ -89,7 +89,7 @@ test('Clear history asks first, keeps nothing it was not asked to, and Undo brin
   }
   await runs.history.getByRole('button', { name: 'Clear history…' }).click();
   const ask = runs.history.getByRole('alertdialog', { name: 'Clear history?' });
-  await expect(ask).toContainText('2 conversations and 0 runs leave this browser’s history');
+  await expect(ask).toContainText('2 conversations leave this browser’s history');
   await ask.getByRole('button', { name: 'Cancel' }).click();
   await expect(runs.historyItems).toHaveCount(2);
 

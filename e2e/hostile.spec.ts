@@ -123,7 +123,7 @@ test('200 events of 1 MB: each is kept and shown cut, the cut is said, the full 
   await page.goto('/runs/megabyte-events');
   await runs.writeMessage('Send the big ones');
   await heartbeat.reset();
-  await runs.run.click();
+  await runs.startRun();
   await expect(runs.status).toHaveText('Done', { timeout: 90_000 });
   await expect(runs.eventCount).toHaveAttribute('data-count', String(MEGABYTE_EVENTS));
   await expectResponsive(heartbeat);
@@ -156,7 +156,7 @@ test('an event line that never ends is cut off at its limit, and the run says wh
   await page.goto('/runs/endless-line');
   await runs.writeMessage('Never stop');
   await heartbeat.reset();
-  await runs.run.click();
+  await runs.startRun();
   await expect(runs.status).toHaveText('Interrupted', { timeout: 60_000 });
   await expect(runs.output).toContainText('without an end of line');
   await expect(runs.eventCount).toHaveAttribute('data-count', '1');
@@ -168,7 +168,7 @@ test('a wait answer of 100,000 messages is shown in part, saying how many', asyn
   await runs.answerBy('wait');
   await runs.writeMessage('Many please');
   await heartbeat.reset();
-  await runs.run.click();
+  await runs.startRun();
   await expect(runs.status).toHaveText('Done', { timeout: 60_000 });
   await expect(runs.output).toContainText(`Shown are the first 500 of ${MANY_MESSAGES.toLocaleString('en-US')} messages`);
   await expect(runs.output).toContainText('Not checked against the public schema yet');

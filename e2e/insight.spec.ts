@@ -22,7 +22,7 @@ test('a firehose run is drawn over time with its first event marked; hovering na
   await connection.setToken(AGENT_TOKENS.agents);
   await page.goto('/runs/firehose');
   await runs.field('Events').fill('20000');
-  await runs.run.click();
+  await runs.startRun();
   await expect(runs.status).toHaveText('Done', { timeout: 30_000 });
   const chart = runs.output.getByTestId('stream-chart');
   await expect(chart).toBeVisible();
@@ -46,7 +46,7 @@ test('a slow stream is drawn live while it streams, and its words say when it ha
   await connection.setToken(AGENT_TOKENS.agents);
   await page.goto('/runs/slow-storyteller');
   await runs.writeMessage('A story');
-  await runs.run.click();
+  await runs.startRun();
   await expect(runs.status).toHaveText('Streaming…');
   const chart = runs.output.getByTestId('stream-chart');
   // Drawn while it streams: the count in its words grows.
@@ -121,12 +121,12 @@ test('two runs from history are compared: stream against wait, their differences
   await connection.setToken(AGENT_TOKENS.agents);
   await page.goto('/runs/echo-assistant');
   await runs.writeMessage('First question');
-  await runs.run.click();
+  await runs.startRun();
   await expect(runs.status).toHaveText('Done');
   await runs.answerBy('wait');
   await page.goto('/runs/echo-assistant');
   await runs.writeMessage('Second question');
-  await runs.run.click();
+  await runs.startRun();
   await expect(runs.status).toHaveText('Done');
   const rows = runs.history.getByRole('listitem');
   await rows.nth(1).getByRole('button', { name: 'Compare…' }).click();
@@ -161,7 +161,7 @@ for (const colorScheme of ['light', 'dark'] as const) {
     await connection.setToken(AGENT_TOKENS.agents);
     await page.goto('/runs/echo-assistant');
     await runs.writeMessage('A question asked on a phone, with a word_long_enough_to_need_wrapping_on_a_narrow_screen');
-    await runs.run.click();
+    await runs.startRun();
     await expect(runs.status).toHaveText('Done');
     await expect(runs.output.getByTestId('stream-chart')).toBeVisible();
     await shell.expectNoAxeViolations();

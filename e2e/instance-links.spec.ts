@@ -25,7 +25,7 @@ test('a run that fails with a javascript: documentation link shows the address a
   );
   await runs.chooseAgent('Flaky Reporter');
   await runs.writeMessage('The report');
-  await runs.run.click();
+  await runs.startRun();
   await expect(runs.status).toHaveText('Failed');
   await expect(runs.failure.getByRole('heading')).toHaveText('Run failed: Spend Limit Exceeded');
   await expect(runs.failure).toContainText('Documentation for this error: javascript:alert(document.domain) (not a web link');
@@ -51,7 +51,7 @@ test('a refusal whose documentation link is a phishing ftp: address does not off
 test('the reference service’s own https documentation links stay links', async ({ runs }) => {
   await runs.chooseAgent('Flaky Reporter');
   await runs.writeMessage('The report');
-  await runs.run.click();
+  await runs.startRun();
   await expect(runs.status).toHaveText('Failed');
   await expect(runs.failure.getByRole('link', { name: 'Documentation for this error' })).toHaveAttribute('href', /^https:\/\/developers\.glean\.com\/errors\//);
 });

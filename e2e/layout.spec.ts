@@ -32,7 +32,7 @@ test.describe('on a phone (390×844)', () => {
     await expect(runs.message()).toBeInViewport();
     await expect(runs.run).toBeInViewport();
     await expect(runs.stop).toBeInViewport();
-    await runs.run.click();
+    await runs.startRun();
     await expect(runs.status).toHaveText('Done');
     await expect(runs.status).toBeInViewport();
     await expect(runs.transcript).toBeInViewport();
@@ -137,7 +137,7 @@ test.describe('on a laptop (1440×900)', () => {
     await expect(runs.run).toBeInViewport();
     await expect(runs.stop).toBeInViewport();
 
-    await runs.run.click();
+    await runs.startRun();
     await expect(runs.status).toBeFocused();
     await expect(runs.status).toHaveText('Done');
     await expect(runs.transcript).toBeInViewport();
@@ -157,7 +157,7 @@ test('a deep link opens the agent; an unknown id says so once; the picker and hi
   await runs.chooseAgent('Echo Assistant');
   await expect(page).toHaveURL(/\/runs\/echo-assistant$/);
   await runs.writeMessage('Deep links');
-  await runs.run.click();
+  await runs.startRun();
   await expect(runs.status).toHaveText('Done');
 
   await runs.chooseAgent('HR Policy Agent');

@@ -23,7 +23,7 @@ test('a first visit shows how to start; one click uses a demo token, which the s
   await connection.setToken('sandbox-agents-1d6f3b9e0a7c2548');
   await page.goto('/runs/echo-assistant');
   await runs.writeMessage('Copy me');
-  await runs.run.click();
+  await runs.startRun();
   await expect(runs.status).toHaveText('Done');
   await runs.output.getByRole('button', { name: 'Copy transcript' }).click();
   await expect(runs.output.getByRole('status').filter({ hasText: 'Copied.' })).toBeVisible();

@@ -258,6 +258,36 @@ const SHOTS: Shot[] = [
       await p.getByRole('button', { name: 'Edit HR policy by topic' }).click();
       await p.getByRole('form', { name: /^Edit case/ }).evaluate((el) => el.scrollIntoView({ block: 'start' }));
     } },
+  {
+    // History: a conversation pinned, Clear history asking first.
+    name: 'history-clear',
+    token: AGENTS,
+    path: '/runs/echo-assistant',
+    act: async (p) => {
+      await p.getByLabel('Message 1 text').fill('Keep this one');
+      await p.getByRole('button', { name: 'Run and stream' }).click();
+      const history = p.getByRole('region', { name: 'History' });
+      await history.getByText('Keep this one · conversation, 1 turn', { exact: false }).waitFor();
+      await history.getByRole('button', { name: 'Pin' }).first().click();
+      await history.getByRole('button', { name: 'Clear history…' }).click();
+      await history.getByRole('alertdialog').evaluate((el) => el.scrollIntoView({ block: 'center' }));
+    },
+  },
+  {
+    // History cleared: Undo offered.
+    name: 'history-undo',
+    token: AGENTS,
+    path: '/runs/echo-assistant',
+    act: async (p) => {
+      await p.getByLabel('Message 1 text').fill('Clear me');
+      await p.getByRole('button', { name: 'Run and stream' }).click();
+      const history = p.getByRole('region', { name: 'History' });
+      await history.getByText('Clear me · conversation, 1 turn', { exact: false }).waitFor();
+      await history.getByRole('button', { name: 'Clear history…' }).click();
+      await history.getByRole('alertdialog').getByRole('button', { name: 'Clear history' }).click();
+      await history.getByRole('button', { name: 'Undo' }).evaluate((el) => el.scrollIntoView({ block: 'center' }));
+    },
+  },
 ];
 
 /** A suite of three cases (one fails: its expected answer is not the echo's), with rows on the second. */

@@ -180,6 +180,23 @@ export class RunsPage {
     await this.message(n).fill(text);
   }
 
+  /** The id of the run the response head tells (none before the first run). */
+  async shownRunId(): Promise<string | null> {
+    return (await this.status.count()) ? this.status.getAttribute('data-run-id') : null;
+  }
+
+  /**
+   * Clicks Run (or `button`) and waits until the response head tells the new run, by its id: a
+   * status the run before it also had ("Done") then says something of this one.
+   */
+  async startRun(button: Locator = this.run): Promise<string> {
+    const before = await this.shownRunId();
+    await button.click();
+    await expect(this.status).not.toHaveAttribute('data-run-id', before ?? '');
+    await expect(this.status).toHaveAttribute('data-run-id', /.+/);
+    return (await this.status.getAttribute('data-run-id'))!;
+  }
+
   /** The request body as the on-page preview shows it. */
   async previewBody(): Promise<unknown> {
     return JSON.parse((await this.preview.textContent()) ?? '') as unknown;

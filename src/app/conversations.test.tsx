@@ -9,7 +9,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { Message } from '../contract/agents';
 import { wipeHistory } from '../features/agent-runs/model/history';
 import { servicePosts } from '../test-support/reference-service';
-import { DEMO, freshBrowser, renderConsole, settleConsole } from './test-console';
+import { DEMO, freshBrowser, renderConsole, settleConsole, startRun } from './test-console';
 
 beforeEach(async () => {
   await wipeHistory();
@@ -170,7 +170,7 @@ it('a durable turn paused for approval is approved inside the thread, in one cli
   renderConsole('/runs/expense-filer');
   await u.click(await screen.findByRole('radio', { name: /Durable/ }));
   await u.type(await screen.findByLabelText('Message 1 text'), 'File my receipts');
-  await u.click(screen.getByRole('button', { name: 'Start durable run' }));
+  await startRun(u, screen.getByRole('button', { name: 'Start durable run' }));
   const approve = await within(turns()).findByRole('button', { name: 'Approve' }, { timeout: 5_000 });
   await u.click(approve);
   await waitFor(() => expect(lastTurnStatus()).toBe('Succeeded'), { timeout: 5_000 });
@@ -194,7 +194,7 @@ it('an input-form agent keeps its form and says why there is no reply box', asyn
   renderConsole('/runs/hr-policy-form');
   await u.type(await screen.findByLabelText(/^Topic/), 'Leave');
   await u.selectOptions(screen.getByLabelText(/^Region/), 'emea');
-  await u.click(screen.getByRole('button', { name: 'Run and stream' }));
+  await startRun(u, screen.getByRole('button', { name: 'Run and stream' }));
   await waitFor(() => expect(within(runRegion()).getAllByRole('status')[0]!.textContent).toBe('Done'), { timeout: 5_000 });
   expect(within(runRegion()).queryByLabelText(/^Reply to /)).toBeNull();
   expect(runRegion().textContent).toMatch(/takes an input form, not a conversation/);

@@ -7,7 +7,7 @@ import { cleanup, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { wipeHistory } from '../features/agent-runs/model/history';
-import { DEMO, freshBrowser, renderConsole, settleConsole } from './test-console';
+import { DEMO, freshBrowser, renderConsole, settleConsole, startRun } from './test-console';
 
 beforeEach(async () => {
   await wipeHistory();
@@ -26,7 +26,7 @@ it('the first turn’s events can still be seen once the second turn has been se
   const u = userEvent.setup();
   renderConsole('/runs/echo-assistant');
   await u.type(await screen.findByLabelText('Message 1 text'), 'first');
-  await u.click(screen.getByRole('button', { name: 'Run and stream' }));
+  await startRun(u, screen.getByRole('button', { name: 'Run and stream' }));
   await waitFor(() => expect(lastTurnStatus()).toBe('Done'), { timeout: 5_000 });
   await u.type(await within(runRegion()).findByLabelText(/^Reply to /), 'second');
   await u.click(within(runRegion()).getByRole('button', { name: 'Send reply' }));

@@ -8,7 +8,7 @@ import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { wipeHistory } from '../features/agent-runs/model/history';
 import { servicePosts } from '../test-support/reference-service';
-import { DEMO, freshBrowser, renderConsole, settleConsole } from './test-console';
+import { DEMO, freshBrowser, renderConsole, settleConsole, startRun } from './test-console';
 
 beforeEach(async () => {
   await wipeHistory();
@@ -27,7 +27,7 @@ async function runForm(user: ReturnType<typeof userEvent.setup>, topic: string) 
   await user.clear(field);
   await user.type(field, topic);
   await user.selectOptions(screen.getByLabelText(/^Region/), 'emea');
-  await user.click(screen.getByRole('button', { name: 'Run and stream' }));
+  await startRun(user, screen.getByRole('button', { name: 'Run and stream' }));
   await waitFor(() => expect(within(screen.getByRole('region', { name: 'Run' })).getAllByRole('status')[0]!.textContent).toBe('Done'), { timeout: 5_000 });
 }
 

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { wipeHistory } from '../features/agent-runs/model/history';
 import { DEMO_EVERYTHING, servicePosts } from '../test-support/reference-service';
 import { slowNetwork } from '../test-support/slow-network';
-import { DEMO, freshBrowser, renderConsole, settleConsole } from './test-console';
+import { DEMO, freshBrowser, renderConsole, settleConsole, startRun } from './test-console';
 
 let restore: (() => void) | undefined;
 beforeEach(async () => {
@@ -66,7 +66,7 @@ it('Run again loads the run exactly (agent, API, mode, messages) into the form a
   const user = userEvent.setup();
   renderConsole('/runs/echo-assistant');
   await say(user, 'Hello there');
-  await user.click(screen.getByRole('button', { name: 'Run and stream' }));
+  await startRun(user, screen.getByRole('button', { name: 'Run and stream' }));
   await waitFor(() => expect(headStatus().textContent).toBe('Done'));
   await within(history()).findByRole('listitem');
 
@@ -145,7 +145,7 @@ it('a 201 without a run id is a clear failure, never a link to an undefined run'
   renderConsole('/runs/expense-filer');
   await user.click(await screen.findByRole('radio', { name: /Durable/ }));
   await say(user, 'File my receipts');
-  await user.click(screen.getByRole('button', { name: 'Start durable run' }));
+  await startRun(user, screen.getByRole('button', { name: 'Start durable run' }));
   await waitFor(() => expect(headStatus().textContent).toBe('Failed'));
   expect(within(runRegion()).getByRole('heading', { name: /The answer has no run id/ })).toBeTruthy();
   for (const link of screen.queryAllByRole('link')) expect(link.getAttribute('href')).not.toMatch(/undefined/);
@@ -156,7 +156,7 @@ it('a stream refused because the agent needs a durable run offers Run as durable
   const user = userEvent.setup();
   renderConsole('/runs/expense-filer');
   await say(user, 'File my travel receipts');
-  await user.click(await screen.findByRole('button', { name: 'Run and stream' }));
+  await startRun(user, await screen.findByRole('button', { name: 'Run and stream' }));
   await waitFor(() => expect(headStatus().textContent).toBe('Refused'));
   await user.click(within(runRegion()).getByRole('button', { name: 'Run as durable' }));
   await waitFor(() => expect(headStatus().textContent).toBe('Waiting for your approval'), { timeout: 5_000 });
@@ -213,7 +213,7 @@ it('every run’s answer shows its status, time and size', async () => {
   renderConsole('/runs/echo-assistant');
   await user.click(await screen.findByRole('radio', { name: /Wait/ }));
   await say(user, 'Hi');
-  await user.click(screen.getByRole('button', { name: 'Run and wait' }));
+  await startRun(user, screen.getByRole('button', { name: 'Run and wait' }));
   await waitFor(() => expect(headStatus().textContent).toBe('Done'));
   expect(runRegion().querySelector('.response-summary')!.textContent).toMatch(/^Status 200 · \d+ ms · [\d.,]+\s?(B|kB)/);
 });
@@ -223,7 +223,7 @@ it('a stopped run has one duration: the response head, the counters and history 
   const user = userEvent.setup();
   renderConsole('/runs/slow-storyteller');
   await say(user, 'A story');
-  await user.click(screen.getByRole('button', { name: 'Run and stream' }));
+  await startRun(user, screen.getByRole('button', { name: 'Run and stream' }));
   await waitFor(() => expect(headStatus().textContent).toBe('Streaming…'));
   await new Promise((r) => setTimeout(r, 900));
   await user.click(screen.getByRole('button', { name: 'Stop' }));
@@ -241,13 +241,13 @@ it('what was opened in one run’s timeline does not open itself in the next run
   const user = userEvent.setup();
   renderConsole('/runs/echo-assistant');
   await say(user, 'one two three');
-  await user.click(screen.getByRole('button', { name: 'Run and stream' }));
+  await startRun(user, screen.getByRole('button', { name: 'Run and stream' }));
   await waitFor(() => expect(headStatus().textContent).toBe('Done'));
   const timeline = within(runRegion()).getByRole('listbox', { name: /events$/ });
   await user.click(within(timeline).getAllByRole('option')[0]!);
   expect(within(runRegion()).getByLabelText(/^Event \d+$/)).toBeTruthy();
   await say(user, 'four five');
-  await user.click(screen.getByRole('button', { name: 'Run and stream' }));
+  await startRun(user, screen.getByRole('button', { name: 'Run and stream' }));
   await waitFor(() => expect(headStatus().textContent).toBe('Done'));
   expect(within(runRegion()).getByText(/four five|five/, { selector: '.transcript *' })).toBeTruthy();
   expect(within(runRegion()).queryByLabelText(/^Event \d+$/)).toBeNull();
@@ -258,7 +258,7 @@ it('another agent’s finished run is not shown under the agent chosen next; com
   const user = userEvent.setup();
   renderConsole('/runs/echo-assistant');
   await say(user, 'hello');
-  await user.click(screen.getByRole('button', { name: 'Run and stream' }));
+  await startRun(user, screen.getByRole('button', { name: 'Run and stream' }));
   await waitFor(() => expect(headStatus().textContent).toBe('Done'), { timeout: 5_000 });
   await user.type(screen.getByRole('combobox', { name: 'Agent' }), 'Slow');
   await user.click(await screen.findByRole('option', { name: /Slow Storyteller/ }));

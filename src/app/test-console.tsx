@@ -2,7 +2,8 @@
  * Test support: the whole console (providers, layout, routes) in a memory router. Only
  * tests import it.
  */
-import { render } from '@testing-library/react';
+import { render, screen, waitFor, within } from '@testing-library/react';
+import { expect } from 'vitest';
 import { Profiler, StrictMode, useEffect } from 'react';
 import { MemoryRouter } from 'react-router';
 import { useRunStore } from '../features/agent-runs/model/run-store-context';
@@ -46,4 +47,25 @@ export function renderConsole(path: string, onRender?: () => void) {
       </AppProviders>
     </StrictMode>,
   );
+}
+
+/** The response head's status: what the run it tells is doing, and (data-run-id) which run that is. */
+export function headStatusOf(): HTMLElement {
+  return within(screen.getByRole('region', { name: 'Run' })).getAllByRole('status')[0]!;
+}
+
+/**
+ * Clicks a button that sends a run and waits until the response head tells the new run, by its
+ * id: waiting for a status ("Done") the run before it also had would read the wrong run.
+ */
+export async function startRun(user: { click(element: Element): Promise<void> }, button: HTMLElement): Promise<string> {
+  const before = screen.queryByRole('region', { name: 'Run' }) ? headStatusOf().dataset.runId : undefined;
+  await user.click(button);
+  let id = '';
+  await waitFor(() => {
+    id = headStatusOf().dataset.runId ?? '';
+    expect(id).not.toBe('');
+    expect(id).not.toBe(before);
+  });
+  return id;
 }

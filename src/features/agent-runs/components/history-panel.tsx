@@ -2,8 +2,8 @@ import { useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { download, exportFileName } from '../../../lib/download';
 import { formatBytes, formatCount } from '../../../lib/format';
-import { clearHistory, dismissEviction, exportRun, HISTORY_BYTES_LIMIT, HISTORY_LIMIT, importRuns, setPinned, undoClear, type HistoryEntry } from '../model/history';
-import { isTerminal, statusText, statusTone, type RunStatus } from '../model/run-machine';
+import { clearHistory, dismissEviction, exportRun, HISTORY_BYTES_LIMIT, HISTORY_LIMIT, importRuns, itemsText, mayChange, setPinned, undoClear, type HistoryEntry } from '../model/history';
+import { statusText, statusTone } from '../model/run-machine';
 import type { RunConnection } from '../model/run-store';
 import { lastAt, matches, threadPath, threadsOf, titleOf, type Thread } from '../model/thread';
 import { entriesOfFile, parseThreadFile, sizeProblem, threadFileOf } from '../model/thread-file';
@@ -190,7 +190,8 @@ export function HistoryPanel({ connection, onLoad, onImported }: {
     ...threads.filter((t) => matches(t, query)).map((thread) => ({ kind: 'thread' as const, thread, at: lastAt(thread) })),
     ...entries.filter((e) => !e.request.thread && runMatches(e, query)).map((entry) => ({ kind: 'run' as const, entry, at: entry.startedAt })),
   ].sort((a, b) => b.at - a.at);
-  const goingOn = entries.filter((e) => !isTerminal(e.status as RunStatus)).length;
+  // What Clear history leaves: runs that may still change (an imported record, or an older version's entry, never does).
+  const goingOn = entries.filter(mayChange).length;
   const conversations = threads.length;
   const lone = entries.filter((e) => !e.request.thread).length;
 
@@ -247,8 +248,8 @@ export function HistoryPanel({ connection, onLoad, onImported }: {
             <strong>Clear history?</strong>
           </p>
           <p id="clear-what">
-            {formatCount(conversations)} {conversations === 1 ? 'conversation' : 'conversations'} and {formatCount(lone)} {lone === 1 ? 'run' : 'runs'} leave this
-            browser’s history{goingOn ? `; ${formatCount(goingOn)} still going on ${goingOn === 1 ? 'stays' : 'stay'}` : ''}. You can undo it.
+            {itemsText(conversations, lone)} {conversations + lone === 1 ? 'leaves' : 'leave'} this browser’s history
+            {goingOn ? `; ${formatCount(goingOn)} ${goingOn === 1 ? 'run' : 'runs'} still going on ${goingOn === 1 ? 'stays' : 'stay'}` : ''}. You can undo it.
           </p>
           <div className="toolbar">
             <button type="button" className="danger" onClick={() => void clear()} autoFocus>
@@ -262,7 +263,7 @@ export function HistoryPanel({ connection, onLoad, onImported }: {
       )}
       {cleared && (
         <p className="notice" role="status">
-          History cleared: {formatCount(cleared.count)} {cleared.count === 1 ? 'run' : 'runs'} taken out{clearNote ? `; ${clearNote}` : '.'}{' '}
+          History cleared: {itemsText(cleared.conversations, cleared.runs)} taken out{clearNote ? `; ${clearNote}` : '.'}{' '}
           <button type="button" onClick={() => void undoClear(cleared.id).then(() => setClearNote(null))}>
             Undo
           </button>
@@ -272,7 +273,7 @@ export function HistoryPanel({ connection, onLoad, onImported }: {
         <div className="notice" role="status">
           <p>
             History let go of {eviction.items.length === 1 ? 'an older item' : `${formatCount(eviction.items.length)} older items`} to stay within{' '}
-            {eviction.items.some((i) => i.reason === 'size') ? `${formatBytes(HISTORY_BYTES_LIMIT)}` : `${HISTORY_LIMIT} items`} (pinned items and conversations on
+            {eviction.items.some((i) => i.reason === 'size') ? formatBytes(eviction.limits?.bytes ?? HISTORY_BYTES_LIMIT) : `${eviction.limits?.items ?? HISTORY_LIMIT} items`} (pinned items and conversations on
             screen are never let go):{' '}
             {eviction.items
               .slice(0, 5)

@@ -64,7 +64,8 @@ export function ResponsePanel({ run, stoppable = false, idleText, body, formId, 
       <div className="response-head">
         <div className="toolbar">
           <h2 id="output-heading">Run</h2>
-          <span ref={statusRef} tabIndex={-1} className={`status status-${statusTone(status)}`} role="status">
+          {/* data-run-id: whose status this is; a test waits for a new run's identity, not for a status an earlier run also had. */}
+          <span ref={statusRef} tabIndex={-1} className={`status status-${statusTone(status)}`} role="status" data-run-id={run?.id}>
             {run ? statusText(status, run.state.unknownState) : (idleText ?? statusText('idle'))}
           </span>
           {run && status !== 'idle' && (

@@ -104,9 +104,22 @@ function StoredTurnDetails({ turn }: { turn: Turn }) {
 }
 
 /** A turn's answer as readable blocks: its messages as received, else the text history kept. */
+/** Most of an answer's text a turn shows in place; the rest is in its run's details and its export. */
+const TURN_TEXT_CHARS = 100_000;
+
 function answerOf(turn: Turn) {
   if (turn.answerMessages?.length) return <MessageBlocks messages={turn.answerMessages} />;
-  return turn.transcript ? <div className="turn-text">{turn.transcript}</div> : null;
+  if (!turn.transcript) return null;
+  if (turn.transcript.length <= TURN_TEXT_CHARS) return <div className="turn-text">{turn.transcript}</div>;
+  return (
+    <>
+      <div className="turn-text">{turn.transcript.slice(0, TURN_TEXT_CHARS)}</div>
+      <p className="muted">
+        Shown are the first {formatCount(TURN_TEXT_CHARS)} of {formatCount(turn.transcript.length)} characters; the whole answer is in its raw answer below and in
+        Export.
+      </p>
+    </>
+  );
 }
 
 function TurnHead({ turn, profileId }: { turn: Turn; profileId: string }) {

@@ -35,6 +35,8 @@ export interface StoredDetails {
   id: string;
   /** Wait mode: the answer's body; durable: the run as last read. */
   result?: unknown;
+  /** Wait mode: the answer's body as received (parsed when read). */
+  resultText?: string;
   /** How many slices of events the run's stream has in `events`. */
   eventRecords: number;
 }

@@ -24,6 +24,11 @@ export class Flight {
   saving: Promise<unknown> = Promise.resolve();
   /** Whether history holds what a reload needs to find the run again. */
   kept = false;
+  /**
+   * When the run's first write reached history (the store's count of such writes then): from
+   * then on history, not the store, says whether it is there (Clear history, retention).
+   */
+  storedAt?: number;
   private readonly keptWaiters: (() => void)[] = [];
   /** Releases this tab's lock on the run: held while the request is open, so another tab knows it is not orphaned. */
   releaseLock?: () => void;

@@ -73,6 +73,11 @@ export interface HistoryDetails {
   events?: TimelineEntry[];
   /** Wait mode: the answer's body; durable: the run as last read. */
   result?: unknown;
+  /**
+   * Wait mode, when written: the answer's body as received, kept as text (one string is cloned
+   * into the database at once; 100,000 parsed messages would hold the page). Read back as `result`.
+   */
+  resultText?: string;
 }
 
 /** How much of a refusal's body is kept: enough to read it, never a whole page an instance sent. */

@@ -7,8 +7,8 @@
  *   then at each change of state; once its state is terminal it is final, never rewritten.
  * - Retention keeps the newest HISTORY_LIMIT items (a conversation is one item, its turns stay
  *   or go together) within HISTORY_BYTES_LIMIT. It never lets go of a pinned item, an item on
- *   screen in this tab (or shown lately in any), or a run still going on; what it lets go of is
- *   said (`evictionNotice`).
+ *   screen in this tab (or in any other: a tab notes what it shows again and again, well within
+ *   VIEWED_GRACE_MS), or a run still going on; what it lets go of is said (`evictionNotice`).
  * - Clear history keeps runs still going on and can be undone until the next Clear.
  */
 
@@ -16,7 +16,7 @@ import { queryOptions } from '@tanstack/react-query';
 import { Dexie } from 'dexie';
 import { consoleDb, itemsOf, titleOfRun, type HistoryItem, type StoredRun } from './console-db';
 import type { HistoryDetails, HistoryEntry } from './history-entry';
-import { IN_FLIGHT_STATUSES, isTerminal, TERMINAL_STATUSES, type RunStatus } from './run-machine';
+import { FOLLOWED_STATUSES, IN_FLIGHT_STATUSES, isFollowed, isInFlight, isTerminal, type RunStatus, type Transition } from './run-machine';
 import type { TimelineEntry } from './stream-event';
 
 export type { HistoryDetails, HistoryEntry, HistoryTarget } from './history-entry';
@@ -45,20 +45,38 @@ export function setRetentionLimits(next?: Partial<RetentionLimits>): void {
 
 /** Items this tab shows: retention never lets them go. */
 const onScreen = new Map<string, number>();
+/** Items this tab shows are noted as shown again well within VIEWED_GRACE_MS, so other tabs' retention keeps them too. */
+const stillShown = new Map<string, ReturnType<typeof setInterval>>();
 
 /** Marks an item (a conversation, a run) as on screen until the returned function is called. */
 export function keepOnScreen(itemId: string): () => void {
   onScreen.set(itemId, (onScreen.get(itemId) ?? 0) + 1);
   void touchItem(itemId);
+  if (!stillShown.has(itemId)) stillShown.set(itemId, setInterval(() => void touchItem(itemId), VIEWED_GRACE_MS / 4));
+  let released = false;
   return () => {
+    if (released) return;
+    released = true;
     const n = (onScreen.get(itemId) ?? 1) - 1;
-    if (n > 0) onScreen.set(itemId, n);
-    else onScreen.delete(itemId);
+    if (n > 0) return void onScreen.set(itemId, n);
+    onScreen.delete(itemId);
+    clearInterval(stillShown.get(itemId));
+    stillShown.delete(itemId);
   };
 }
 
 const itemOf = (e: HistoryEntry) => e.request.thread?.id ?? e.id;
-const goesOnStatus = (s: string) => !isTerminal(s as RunStatus);
+
+/**
+ * Whether a run's entry may still change: a tab has its request open, or it is a durable run
+ * the service holds, which history follows to its end. Nothing else ever changes here: an
+ * imported record (never read from here), nor an entry of an older version whose status this
+ * version does not know ("success"). Clear history and retention keep only what may change.
+ */
+export function mayChange(e: Pick<HistoryEntry, 'status' | 'runId' | 'imported'>): boolean {
+  const s = e.status as RunStatus;
+  return isInFlight(s) || (isFollowed(s) && e.runId !== undefined && !e.imported);
+}
 
 function eventsSize(events: readonly TimelineEntry[]): number {
   let n = 0;
@@ -69,24 +87,44 @@ function eventsSize(events: readonly TimelineEntry[]): number {
 function detailsSize(details: HistoryDetails): number {
   let n = 0;
   if (details.events) n += eventsSize(details.events);
-  if (details.result !== undefined) n += JSON.stringify(details.result)?.length ?? 0;
+  if (details.resultText !== undefined) n += details.resultText.length;
+  else if (details.result !== undefined) n += JSON.stringify(details.result)?.length ?? 0;
   return n;
 }
 
-export type WriteResult = 'written' | 'final' | 'gone';
+/** 'moved-on': the entry changed since it was read, and the change asked for no longer applies. */
+export type WriteResult = 'written' | 'final' | 'gone' | 'moved-on';
 
 /**
  * Writes a run's entry (and its details, when given) through to the database. `create` says
  * the run is new here; otherwise an entry no longer there (cleared, let go) is not brought back.
  * An entry already terminal is final: nothing rewrites it.
  */
-export async function writeRun(entry: HistoryEntry, details?: HistoryDetails, options: { create?: boolean } = {}): Promise<WriteResult> {
+export function writeRun(entry: HistoryEntry, details?: HistoryDetails, options: { create?: boolean } = {}): Promise<WriteResult> {
+  return putRun(entry.id, () => entry, details, options);
+}
+
+/**
+ * Writes the entry `make` works out from the one stored now, in the same transaction (so from
+ * what is there, not from what was read before); `make` answering undefined writes nothing.
+ */
+async function putRun(
+  id: string,
+  make: (existing: StoredRun | undefined) => HistoryEntry | undefined,
+  details?: HistoryDetails,
+  options: { create?: boolean } = {},
+): Promise<WriteResult> {
   const db = consoleDb();
   const events = details?.events;
+  let terminal = false;
   const result = await db.transaction('rw', [db.runs, db.items, db.details, db.events], async (): Promise<WriteResult> => {
-    const existing = await db.runs.get(entry.id);
+    const existing = await db.runs.get(id);
     if (!existing && !options.create) return 'gone';
     if (existing && isTerminal(existing.status as RunStatus)) return 'final';
+    const made = make(existing);
+    if (!made) return 'moved-on';
+    const entry = existing ? withNotesKept(existing, made) : made;
+    terminal = isTerminal(entry.status as RunStatus);
     const item = itemOf(entry);
     // Details are written once; a later write of the entry alone keeps their size.
     const detailsBytes = details ? detailsSize(details) : (existing?.detailsBytes ?? 0);
@@ -96,7 +134,11 @@ export async function writeRun(entry: HistoryEntry, details?: HistoryDetails, op
       const eventRecords = events ? Math.ceil(events.length / EVENTS_PER_RECORD) : 0;
       // Each awaited write is its own task, so each clone is a short one.
       for (let i = 0; i < eventRecords; i++) await db.events.put({ id: entry.id, slice: i, events: events!.slice(i * EVENTS_PER_RECORD, (i + 1) * EVENTS_PER_RECORD) });
-      await db.details.put({ id: entry.id, ...(details.result !== undefined && { result: details.result }), eventRecords });
+      await db.details.put({
+        id: entry.id,
+        ...(details.resultText !== undefined ? { resultText: details.resultText } : details.result !== undefined && { result: details.result }),
+        eventRecords,
+      });
     }
     await db.runs.put(row);
     const current = await db.items.get(item);
@@ -108,8 +150,21 @@ export async function writeRun(entry: HistoryEntry, details?: HistoryDetails, op
     );
     return 'written';
   });
-  if (result === 'written' && (options.create || isTerminal(entry.status as RunStatus))) await retain();
+  if (result === 'written' && (options.create || terminal)) await retain();
   return result;
+}
+
+/**
+ * A durable run followed in two tabs is written by both, each from what it has seen. What the
+ * user did in one (a decision, a cancellation asked for: the notes among its states) stays in
+ * history when the other, which never saw it, writes next.
+ */
+function withNotesKept(existing: StoredRun, entry: HistoryEntry): HistoryEntry {
+  const key = (t: Transition) => `${t.at} ${t.status} ${t.note ?? ''}`;
+  const has = new Set((entry.transitions ?? []).map(key));
+  const missing = (existing.transitions ?? []).filter((t) => t.note !== undefined && !has.has(key(t)));
+  if (!missing.length) return entry;
+  return { ...entry, transitions: [...(entry.transitions ?? []), ...missing].sort((a, b) => a.at - b.at) };
 }
 
 /** A run new to history with what it has (tests, and every run the store starts). */
@@ -119,7 +174,9 @@ export function saveRun(entry: HistoryEntry, details: HistoryDetails = {}): Prom
 
 export interface Eviction {
   at: number;
-  /** What was let go, newest first, and why. */
+  /** The limits it kept to. */
+  limits: RetentionLimits;
+  /** What was let go since the notice was last dismissed (the latest eviction's first), and why. */
   items: { id: string; kind: HistoryItem['kind']; title: string; reason: 'count' | 'size' }[];
 }
 
@@ -154,7 +211,7 @@ async function deleteRuns(ids: readonly string[]): Promise<void> {
   await db.runs.bulkDelete(ids as string[]);
 }
 
-/** Lets go of what is past the limits, and says so (`evictionNotice`). */
+/** Lets go of what is past the limits, and says so (`evictionNotice`, which adds to what it said until dismissed). */
 export async function retain(): Promise<Eviction | undefined> {
   const db = consoleDb();
   return db.transaction('rw', [db.runs, db.items, db.details, db.events, db.meta], async () => {
@@ -162,13 +219,16 @@ export async function retain(): Promise<Eviction | undefined> {
     if (items.length <= limits.items && items.reduce((n, i) => n + i.bytes, 0) <= limits.bytes) return undefined;
     const keep = new Set(onScreen.keys());
     // A run still going on is never let go: it would come back as a stranger at its next change.
-    for (const r of await db.runs.where('status').noneOf(TERMINAL_STATUSES as RunStatus[]).toArray()) keep.add(r.item);
+    for (const r of await db.runs.where('status').anyOf([...IN_FLIGHT_STATUSES, ...FOLLOWED_STATUSES] as RunStatus[]).toArray()) if (mayChange(r)) keep.add(r.item);
     const evicted = evictable(items, keep);
     if (!evicted.length) return undefined;
     const ids = (await db.runs.where('item').anyOf(evicted.map((i) => i.id)).primaryKeys()) as string[];
     await deleteRuns(ids);
     await db.items.bulkDelete(evicted.map((i) => i.id));
-    const notice: Eviction = { at: Date.now(), items: evicted };
+    // What an earlier eviction let go is said until the notice is dismissed, with what goes now.
+    const earlier = ((await db.meta.get(EVICTION_KEY))?.value as Eviction | undefined)?.items ?? [];
+    const gone = new Set(evicted.map((i) => i.id));
+    const notice: Eviction = { at: Date.now(), limits, items: [...evicted, ...earlier.filter((i) => !gone.has(i.id))] };
     await db.meta.put({ key: EVICTION_KEY, value: notice });
     return notice;
   });
@@ -200,7 +260,16 @@ export async function runDetails(id: string): Promise<HistoryDetails | undefined
   const events: TimelineEntry[] = [];
   const slices = await db.events.where('[id+slice]').between([id, Dexie.minKey], [id, Dexie.maxKey]).toArray();
   for (const s of slices) for (const e of s.events) events.push(e);
-  return { ...(stored.result !== undefined && { result: stored.result }), ...(stored.eventRecords > 0 && { events }) };
+  const result = stored.resultText !== undefined ? parsedOrText(stored.resultText) : stored.result;
+  return { ...(result !== undefined && { result }), ...(stored.eventRecords > 0 && { events }) };
+}
+
+function parsedOrText(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
 }
 
 /** A kept run's events and answer: they never change once written, so they are read once (once there). */
@@ -221,15 +290,16 @@ export interface ClearResult {
 }
 
 /**
- * Takes every ended run out of history, conversations included, keeping them aside for Undo
- * (until the next Clear, or a day). Runs still going on stay: history follows them to their end.
+ * Takes every run out of history that can no longer change, conversations included, keeping
+ * them aside for Undo (until the next Clear, or a day). Runs still going on (`mayChange`) stay,
+ * with their conversations: history follows them to their end.
  */
 export async function clearHistory(now = Date.now()): Promise<ClearResult> {
   const db = consoleDb();
   const old = await db.cleared.toArray();
   const result = await db.transaction('rw', [db.runs, db.items, db.cleared], async (): Promise<ClearResult> => {
     const all = await db.runs.toArray();
-    const goingOn = new Set(all.filter((r) => goesOnStatus(r.status)).map((r) => r.item));
+    const goingOn = new Set(all.filter(mayChange).map((r) => r.item));
     const runs = all.filter((r) => !goingOn.has(r.item));
     const items = (await db.items.toArray()).filter((i) => !goingOn.has(i.id));
     await db.cleared.clear();
@@ -280,10 +350,28 @@ export async function undoClear(id: string): Promise<number> {
 }
 
 /** The last Clear, while it can be undone. */
-export async function lastClear(now = Date.now()): Promise<{ id: string; at: number; count: number } | undefined> {
+export interface LastClear {
+  id: string;
+  at: number;
+  /** What it took out, as history lists it: conversations, and runs outside any. */
+  conversations: number;
+  runs: number;
+}
+
+export async function lastClear(now = Date.now()): Promise<LastClear | undefined> {
   const c = (await consoleDb().cleared.orderBy('at').last()) ?? undefined;
   if (!c || now - c.at > UNDO_CLEAR_MS) return undefined;
-  return { id: c.id, at: c.at, count: c.runs.length };
+  const conversations = new Set(c.runs.map((r) => r.request.thread?.id).filter(Boolean)).size;
+  return { id: c.id, at: c.at, conversations, runs: c.runs.filter((r) => !r.request.thread).length };
+}
+
+/** "2 conversations and 1 run", leaving out what there is none of. */
+export function itemsText(conversations: number, runs: number): string {
+  const parts = [
+    conversations > 0 && `${conversations.toLocaleString()} ${conversations === 1 ? 'conversation' : 'conversations'}`,
+    runs > 0 && `${runs.toLocaleString()} ${runs === 1 ? 'run' : 'runs'}`,
+  ].filter(Boolean);
+  return parts.join(' and ') || 'nothing';
 }
 
 /** Lets go of Clears too old to undo (called when the console starts). */
@@ -353,28 +441,34 @@ export const CUT_OFF_NOTE = 'This browser’s side of the run ended when its pag
  * reloaded mid-request) are told as interrupted, once, rather than in flight for ever.
  * Answers how many.
  */
-export async function sweepCutOff(now = Date.now()): Promise<number> {
+export async function sweepCutOff(at = Date.now()): Promise<number> {
   const locks = typeof navigator !== 'undefined' ? navigator.locks : undefined;
   if (!locks) return 0;
-  // Rows first, then locks: a run started in between is not in these rows; one that ended in between is final and not rewritten.
+  // Rows first, then locks: a run started in between is not in these rows. A run whose request
+  // ended in between (its lock let go after its last write) is no longer in flight when its row
+  // is read again, in the write's own transaction: it is left as it is, ended or going on at the service.
   const rows = await consoleDb().runs.where('status').anyOf(IN_FLIGHT_STATUSES as RunStatus[]).toArray();
   if (!rows.length) return 0;
   const held = new Set(((await locks.query()).held ?? []).map((l) => l.name));
   let n = 0;
   for (const row of rows) {
     if (held.has(`${RUN_LOCK_PREFIX}${row.id}`)) continue;
-    const entry = entryOf(row);
-    const note = entry.request.mode === 'durable' ? `${CUT_OFF_NOTE} The service may have started it; its id never arrived.` : CUT_OFF_NOTE;
-    const last = entry.transitions?.at(-1)?.at ?? entry.startedAt;
-    const cut: HistoryEntry = {
-      ...entry,
-      status: 'interrupted',
-      transitions: [...(entry.transitions ?? []), { status: 'interrupted', at: now, note }],
-      durationMs: Math.max(0, last - entry.startedAt),
-      note,
-      problem: entry.problem ?? note,
-    };
-    if ((await writeRun(cut)) === 'written') n++;
+    const cut = (now: StoredRun | undefined) => (now && isInFlight(now.status as RunStatus) ? cutOff(entryOf(now), at) : undefined);
+    if ((await putRun(row.id, cut)) === 'written') n++;
   }
   return n;
+}
+
+/** A run in flight whose page was closed or reloaded, told as interrupted at `at`. */
+function cutOff(entry: HistoryEntry, at: number): HistoryEntry {
+  const note = entry.request.mode === 'durable' ? `${CUT_OFF_NOTE} The service may have started it; its id never arrived.` : CUT_OFF_NOTE;
+  const last = entry.transitions?.at(-1)?.at ?? entry.startedAt;
+  return {
+    ...entry,
+    status: 'interrupted',
+    transitions: [...(entry.transitions ?? []), { status: 'interrupted', at, note }],
+    durationMs: Math.max(0, last - entry.startedAt),
+    note,
+    problem: entry.problem ?? note,
+  };
 }

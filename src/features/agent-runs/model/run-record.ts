@@ -131,8 +131,25 @@ function transcriptOfRecord(record: RunRecord): string {
   return transcriptOf(record.answer?.data?.messages ?? []);
 }
 
-/** The run as history keeps it: no token, nor anything derived from one. */
+/** Entries already worked out, by record (a record is replaced, never changed, at each change of state; a stream's log grows). */
+const entries = new WeakMap<RunRecord, { events: number; bytes: number; entry: HistoryEntry }>();
+
+/**
+ * The run as history keeps it: no token, nor anything derived from one. Worked out once per
+ * record and log length: a view that asks at every render (a thread, a comparison) does not
+ * join a 100,000-message transcript again each time.
+ */
 export function historyEntryOf(record: RunRecord): HistoryEntry {
+  const events = record.log?.events.length ?? 0;
+  const bytes = record.log?.bytes ?? 0;
+  const cached = entries.get(record);
+  if (cached && cached.events === events && cached.bytes === bytes) return cached.entry;
+  const entry = entryOfRecord(record);
+  entries.set(record, { events, bytes, entry });
+  return entry;
+}
+
+function entryOfRecord(record: RunRecord): HistoryEntry {
   const { state, target } = record;
   const m = metricsOf(record);
   return {

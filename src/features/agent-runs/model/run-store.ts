@@ -55,7 +55,7 @@ export interface RunStoreOptions {
 export type RunConnection = Pick<ActiveConnection, 'baseUrl' | 'token' | 'problem' | 'profileId' | 'profileLabel' | 'mode' | 'target' | 'fingerprint'>;
 
 /** Reads that say the run will never be readable with this connection: following it stops. */
-const UNREADABLE = [401, 403, 404];
+export const UNREADABLE = [401, 403, 404];
 
 /** The Web Lock a tab holds while its request of a run is open: a run in flight that no tab holds was cut off by a close or reload. */
 export const RUN_LOCK_PREFIX = 'mac-run:';
@@ -75,6 +75,15 @@ function sameConnection(t: RunTarget, c: ConnectionIdentity): boolean {
 /** The history writer, loaded with the history module (and its database) on first use, not with the app. */
 const defaultSave: WriteRun = async (entry, details, options) => (await import('./history')).writeRun(entry, details, options);
 
+/**
+ * What history keeps of a run's answer, once it ended: a wait answer's body as received, one
+ * string to clone however many messages it holds; else as run-record's detailsOf says.
+ */
+function historyDetailsOf(record: RunRecord): HistoryDetails {
+  if (!record.log && record.answer?.rawBody !== undefined) return { resultText: record.answer.rawBody };
+  return detailsOf(record);
+}
+
 /** Whether history holds what finds the run again after a reload: a durable run's id, else the entry itself. */
 function findable(record: RunRecord): boolean {
   return record.request.mode !== 'durable' || record.runId !== undefined || isTerminal(record.state.status);
@@ -87,6 +96,8 @@ export class RunStore {
   /** Reads of durable runs waiting for a free slot. */
   private readonly readQueue: (() => void)[] = [];
   private readsInFlight = 0;
+  /** Runs whose first write has reached history (`storedRuns`). */
+  private stored = 0;
   /** Writes not landed yet, for `settle`. */
   private readonly writes = new Set<Promise<unknown>>();
 
@@ -120,6 +131,20 @@ export class RunStore {
   find(connection: ConnectionIdentity, agentId: string, runId: string): RunRecord | undefined {
     const match = (r: RunRecord) => r.runId === runId && r.request.agentId === agentId && sameConnection(r.target, connection);
     return this.snapshot.runs.find(match) ?? this.snapshot.opened.find(match);
+  }
+
+  /**
+   * How many runs' first writes have reached history so far. A read of history begun after a
+   * run's (`storedAt`) would have found it: if it did not, the run was cleared or let go since,
+   * and is not shown from memory as if history still had it.
+   */
+  get storedRuns(): number {
+    return this.stored;
+  }
+
+  /** When the run's first write reached history (`storedRuns` then), if it has. */
+  storedAt(id: string): number | undefined {
+    return this.flights.get(id)?.storedAt;
   }
 
   /**
@@ -484,9 +509,10 @@ export class RunStore {
 
   private async write(flight: Flight, record: RunRecord, options: { create?: boolean }): Promise<void> {
     const save = this.options.save ?? defaultSave;
-    const details = isTerminal(record.state.status) ? detailsOf(record) : undefined;
+    const details = isTerminal(record.state.status) ? historyDetailsOf(record) : undefined;
     try {
       await save(historyEntryOf(record), details, options);
+      if (options.create) flight.storedAt = ++this.stored;
     } catch {
       // History unavailable (private mode, quota): the run goes on; history says so where it is read.
     }

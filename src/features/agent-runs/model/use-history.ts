@@ -8,10 +8,10 @@
 import { useLiveQuery } from 'dexie-react-hooks';
 import { useEffect, useSyncExternalStore } from 'react';
 import { consoleDb, type HistoryItem } from './console-db';
-import { entryOf, evictionNotice, keepOnScreen, lastClear, type Eviction, type HistoryEntry } from './history';
+import { entryOf, evictionNotice, keepOnScreen, lastClear, type Eviction, type HistoryEntry, type LastClear } from './history';
 import { isFollowed, type RunStatus } from './run-machine';
 import { historyEntryOf, metricsOf, type RunRecord } from './run-record';
-import type { RunConnection } from './run-store';
+import { UNREADABLE, type RunConnection } from './run-store';
 import { useRunStore } from './run-store-context';
 
 /** A durable run history kept that may still change at the service (an imported one is only a record of it). */
@@ -73,11 +73,18 @@ export function useHistory(): HistoryView {
 export function useThreadEntries(threadId: string): HistoryView {
   const store = useRunStore();
   useStoreVersion();
-  const live = useLive(async () => (await consoleDb().runs.where('request.thread.id').equals(threadId).sortBy('startedAt')).map(entryOf), [threadId]);
-  const stored = live.data ?? [];
-  // A turn the console holds shows as it is now; one just sent shows before its entry lands (a moment later).
+  const live = useLive(async () => {
+    const asOf = store.storedRuns;
+    return { asOf, entries: (await consoleDb().runs.where('request.thread.id').equals(threadId).sortBy('startedAt')).map(entryOf) };
+  }, [threadId, store]);
+  const stored = live.data?.entries ?? [];
+  const asOf = live.data?.asOf ?? 0;
+  // A turn the console holds shows as it is now; one just sent shows before its entry lands (a
+  // moment later). Once a read begun after its entry landed has not found it, it was cleared
+  // or let go: it is not shown from memory as if history still had it.
   const ids = new Set(stored.map((e) => e.id));
-  const sent = store.getSnapshot().runs.filter((r) => r.request.thread?.id === threadId && !ids.has(r.id));
+  const gone = (r: RunRecord) => (store.storedAt(r.id) ?? Infinity) <= asOf;
+  const sent = store.getSnapshot().runs.filter((r) => r.request.thread?.id === threadId && !ids.has(r.id) && !gone(r));
   const entries = [...stored.map((e) => liveEntry(e, store.forEntry(e.id))!), ...sent.map(historyEntryOf)].sort((a, b) => a.startedAt - b.startedAt);
   return { entries, unreadable: unreadableOf(store, entries), isSuccess: live.isSuccess, isError: live.isError, error: live.error };
 }
@@ -123,7 +130,7 @@ export function useEviction(): Eviction | undefined {
 }
 
 /** The last Clear history, while it can be undone. */
-export function useLastClear(): { id: string; at: number; count: number } | undefined {
+export function useLastClear(): LastClear | undefined {
   return useLive(async () => (await lastClear()) ?? null, []).data ?? undefined;
 }
 
@@ -132,9 +139,18 @@ export function useKeepOnScreen(itemId: string | undefined): void {
   useEffect(() => (itemId ? keepOnScreen(itemId) : undefined), [itemId]);
 }
 
+/** How soon a run history follows is opened again after its first read failed for a reason that may pass. */
+export const FOLLOW_RETRY_MS = 5_000;
+
+/** A first read that failed for a reason that may pass (the network, a busy or restarting service), unlike 401, 403 or 404. */
+function mayReadLater(record: RunRecord): boolean {
+  return record.origin === 'opened' && record.state.status === 'refused' && !UNREADABLE.includes(record.state.refusal?.status ?? 0);
+}
+
 /**
  * Durable runs still going on, as history last saw them, are read again and followed to their
  * end, with the profile they ran on (only the current one's token is at hand: the others say so).
+ * A run whose first read failed for a reason that may pass is opened again until it can be read.
  */
 export function useFollowActive(connection: RunConnection): void {
   const store = useRunStore();
@@ -142,8 +158,23 @@ export function useFollowActive(connection: RunConnection): void {
   const active = (live.data ?? []).filter((e) => goesOn(e) && e.target.profileId === connection.profileId);
   const ids = active.map((e) => e.id).join(' ');
   useEffect(() => {
-    const unwatch = active.map((e) => store.watch((store.forEntry(e.id) ?? store.open(connection, e.request.agentId, e.runId!, e)).id));
-    return () => unwatch.forEach((u) => u());
+    const follow = (e: HistoryEntry, again = false) => {
+      const held = store.forEntry(e.id);
+      return store.watch((held && !again ? held : store.open(connection, e.request.agentId, e.runId!, e)).id);
+    };
+    const unwatch = new Map(active.map((e) => [e.id, follow(e)]));
+    const retry = setInterval(() => {
+      for (const e of active) {
+        const held = store.forEntry(e.id);
+        if (!held || !mayReadLater(held)) continue;
+        unwatch.get(e.id)?.();
+        unwatch.set(e.id, follow(e, true));
+      }
+    }, FOLLOW_RETRY_MS);
+    return () => {
+      clearInterval(retry);
+      unwatch.forEach((u) => u());
+    };
     // Once per set of active runs, with the connection of the moment.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [ids, store, connection.profileId, connection.fingerprint]);
