@@ -4,6 +4,8 @@ import { useConnection, useConnections } from '../../../lib/connection';
 import type { Flavour } from '../model/run-request';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../model/suite/runner';
 import { itemsOf, type Suite } from '../model/suite/suite';
+import type { StoredSuiteRun } from '../model/console-db';
+import { SUITE_RUNS_KEPT } from '../model/suite/suite-db';
 import { suiteRuns, type LiveSuiteRun } from '../model/suite/suite-runs';
 import type { SuiteSummary } from '../model/suite/summary';
 
@@ -49,6 +51,21 @@ export function SummaryView({ summary }: { summary: SuiteSummary }) {
         </tbody>
       </table>
     </div>
+  );
+}
+
+/**
+ * What this browser keeps of a suite's runs, said before it lets one go: the newest
+ * SUITE_RUNS_KEPT, apart from History (neither one's limits let the other's runs go).
+ */
+export function RunsKeptNote({ runs }: { runs: readonly StoredSuiteRun[] }) {
+  // As startSuiteRun does: past the newest, the runs one more would push out, but a run going on in some tab.
+  const goes = [...runs].sort((a, b) => b.startedAt - a.startedAt).slice(SUITE_RUNS_KEPT - 1).filter((r) => r.status !== 'running');
+  return (
+    <p className="hint">
+      This browser keeps the newest {SUITE_RUNS_KEPT} runs of a suite, apart from History: a suite’s runs never push a run out of History, nor History’s limits a suite run.
+      {goes.length > 0 && ` The next Run suite lets go of the run of ${goes.map((r) => new Date(r.startedAt).toLocaleString()).join(', ')}.`}
+    </p>
   );
 }
 

@@ -6,7 +6,7 @@ import { download } from '../../../lib/download';
 import { SuiteCases } from '../components/suite-cases';
 import { SuiteCompare } from '../components/suite-compare';
 import { SuiteResults } from '../components/suite-results';
-import { SuiteRunPanel, useLiveSuiteRun } from '../components/suite-run-panel';
+import { RunsKeptNote, SuiteRunPanel, useLiveSuiteRun } from '../components/suite-run-panel';
 import { consoleDb } from '../model/console-db';
 import { deleteSuite, putSuite } from '../model/suite/suite-db';
 import { suiteFileOf } from '../model/suite/suite-file';
@@ -87,6 +87,7 @@ export function SuitePage() {
               </option>
             ))}
           </select>
+          <RunsKeptNote runs={runs} />
         </div>
       )}
       {shownId && <SuiteResults key={shownId} suiteRunId={shownId} live={live?.id === shownId && !live.ended ? live : undefined} />}

@@ -2,10 +2,18 @@
  * The browser database's version 2 (suites): a database written by version 1 opens with it and
  * keeps its runs; suites, their runs and results are written and read back.
  */
+import { waitFor } from '@testing-library/react';
 import { Dexie } from 'dexie';
 import { expect, it } from 'vitest';
-import { ConsoleDb } from '../console-db';
+import { mintAgentsToken, referenceConnection } from '../../../../test-support/reference-service';
+import { consoleDb, ConsoleDb } from '../console-db';
+import { evictionNotice, listRuns, saveRun, setRetentionLimits, wipeHistory } from '../history';
 import { runRequest } from '../run-request';
+import type { SuiteCase } from './suite';
+import { createSuite, startSuiteRun, SUITE_RUNS_KEPT } from './suite-db';
+import { suiteRuns } from './suite-runs';
+
+const user = (text: string) => [{ role: 'USER' as const, content: [{ type: 'text' as const, text }] }];
 
 it('a database written by version 1 opens at version 2 and keeps its runs, details and items', async () => {
   const name = `mac-v1-${Date.now()}`;
@@ -46,5 +54,37 @@ it('a database written by version 1 opens at version 2 and keeps its runs, detai
   } finally {
     db.close();
     await Dexie.delete(name);
+  }
+});
+
+it('a suite run and History keep to limits of their own: a suite’s runs never push out History, and History’s retention never lets a suite run go', async () => {
+  await wipeHistory();
+  setRetentionLimits({ items: 2 });
+  try {
+    const token = await mintAgentsToken();
+    const echo: SuiteCase = { id: 'echo', name: 'Echo', agent: { id: 'echo-assistant' }, api: 'platform', mode: 'stream', messages: user('x'), rows: [{ message: 'one' }, { message: 'two' }, { message: 'three' }], assertions: [{ kind: 'outcome', expect: 'success' }] };
+    const suite = await createSuite('Apart from History', [echo]);
+    const saved = (id: string, startedAt: number) => saveRun({ id, startedAt, request: runRequest('platform', 'wait', { id: 'echo-assistant' }, { messages: user(id) }), target: { profileId: 'reference', profileLabel: 'Reference', mode: 'same-origin', baseUrl: '' }, status: 'done', durationMs: 1, eventCount: 0, bytes: 2, transcript: 'Hi' });
+    await saved('kept_1', 1_000);
+    await saved('kept_2', 2_000);
+    // Three runs of a suite, more than History's limit: History holds what it held, and says nothing was let go.
+    const id = suiteRuns.start(suite, referenceConnection(token, 'fp-apart'), { concurrency: 3 })!;
+    await waitFor(() => expect(suiteRuns.of(suite.id)?.ended).toBe(true), { timeout: 20_000 });
+    expect((await listRuns()).map((r) => r.id).sort()).toEqual(['kept_1', 'kept_2']);
+    expect(await evictionNotice()).toBeUndefined();
+    // History's retention at work (a third run past its limit of two) leaves the suite run and its results.
+    await saved('newest', 3_000);
+    expect((await evictionNotice())?.items.map((i) => i.id)).toEqual(['kept_1']);
+    expect(await consoleDb().suiteRuns.get(id)).toMatchObject({ status: 'done', summary: { passed: 3 } });
+    expect(await consoleDb().caseResults.where('suiteRunId').equals(id).count()).toBe(3);
+    expect(await consoleDb().caseDetails.get(`${id}:echo#1`)).toMatchObject({ events: expect.any(Array) });
+    // A suite keeps its newest SUITE_RUNS_KEPT runs (the page says so); starting one more lets the oldest go, and nothing of History.
+    for (let i = 0; i < SUITE_RUNS_KEPT; i++) await startSuiteRun({ id: `later_${i}`, suiteId: suite.id, suiteName: suite.name, startedAt: Date.now() + 1 + i, status: 'done', target: { profileId: 'reference', profileLabel: 'Reference' }, concurrency: 1, total: 0 });
+    expect(await consoleDb().suiteRuns.get(id)).toBeUndefined();
+    expect(await consoleDb().caseResults.where('suiteRunId').equals(id).count()).toBe(0);
+    expect(await consoleDb().suiteRuns.where('suiteId').equals(suite.id).count()).toBe(SUITE_RUNS_KEPT);
+    expect((await listRuns()).map((r) => r.id).sort()).toEqual(['kept_2', 'newest']);
+  } finally {
+    setRetentionLimits();
   }
 });
