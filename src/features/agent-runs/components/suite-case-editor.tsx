@@ -225,7 +225,7 @@ export function CaseEditor({ value, onSave, onCancel }: { value: SuiteCase; onSa
         <input id={`${id}-name`} {...register('name', { validate: (v) => (v.trim() ? true : 'A case needs a name.') })} />
         {formState.errors.name && <span className="error">{formState.errors.name.message}</span>}
       </div>
-      <fieldset>
+      <fieldset className="nested">
         <legend>Assertions</legend>
         <ol className="assertion-list">
           {assertions.fields.map((f, i) => (
@@ -238,7 +238,7 @@ export function CaseEditor({ value, onSave, onCancel }: { value: SuiteCase; onSa
         <p className="hint">Now: {value.assertions.map(describeAssertion).join('; ') || 'none'}.</p>
       </fieldset>
       {value.mode === 'durable' && (
-        <fieldset>
+        <fieldset className="nested">
           <legend>Approvals</legend>
           <select aria-label="Approval policy" {...register('policy')}>
             <option value="approve-all">Approve all</option>
