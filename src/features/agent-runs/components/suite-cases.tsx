@@ -1,5 +1,5 @@
 import { useLiveQuery } from 'dexie-react-hooks';
-import { useState } from 'react';
+import { memo, useState } from 'react';
 import { TableScroll } from '../../../components/table-scroll';
 import { consoleDb } from '../model/console-db';
 import { policyText, type Suite, type SuiteCase } from '../model/suite/suite';
@@ -14,8 +14,11 @@ function lastResultText(r: { passed: number; failed: number; stopped: number } |
   return { text: `${r.passed} of ${n} rows passed`, tone: r.failed ? 'failed' : r.stopped ? 'stopped' : 'done' };
 }
 
-/** The suite's cases, each with its last result, edited in place. */
-export function SuiteCases({ suite, lastRunId }: { suite: Suite; lastRunId?: string }) {
+/**
+ * The suite's cases, each with its last result, edited in place. Memoized: the page renders again
+ * at every progress of a suite run, and a thousand cases rendered each time held it for long tasks.
+ */
+export const SuiteCases = memo(function SuiteCases({ suite, lastRunId }: { suite: Suite; lastRunId?: string }) {
   const last = useLiveQuery(async () => {
     const byCase = new Map<string, { passed: number; failed: number; stopped: number }>();
     if (!lastRunId) return byCase;
@@ -98,4 +101,4 @@ export function SuiteCases({ suite, lastRunId }: { suite: Suite; lastRunId?: str
           ))}
     </section>
   );
-}
+});

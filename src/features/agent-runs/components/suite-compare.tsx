@@ -1,5 +1,5 @@
 import { useLiveQuery } from 'dexie-react-hooks';
-import { useId, useState } from 'react';
+import { memo, useId, useState } from 'react';
 import { formatCount } from '../../../lib/format';
 import { consoleDb, type StoredSuiteRun } from '../model/console-db';
 import { compareSuiteRuns } from '../model/suite/summary';
@@ -14,7 +14,7 @@ const OUTCOME_WORDS = { regression: 'Regression', fixed: 'Fixed', new: 'Only in 
  * changed as a word diff (the one Compare uses), and timings that moved past the stated threshold.
  * Legacy against current, across the suite, answers "would moving off the deprecated endpoints change any answer?".
  */
-export function SuiteCompare({ runs }: { runs: readonly StoredSuiteRun[] }) {
+export const SuiteCompare = memo(function SuiteCompare({ runs }: { runs: readonly StoredSuiteRun[] }) {
   const id = useId();
   const [a, setA] = useState(runs[1]?.id ?? '');
   const [b, setB] = useState(runs[0]?.id ?? '');
@@ -103,4 +103,4 @@ export function SuiteCompare({ runs }: { runs: readonly StoredSuiteRun[] }) {
       )}
     </section>
   );
-}
+});

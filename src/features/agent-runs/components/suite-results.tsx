@@ -1,6 +1,6 @@
 import { Dexie } from 'dexie';
 import { useLiveQuery } from 'dexie-react-hooks';
-import { Fragment, useEffect, useState } from 'react';
+import { memo, useCallback, useEffect, useState } from 'react';
 import { TableScroll } from '../../../components/table-scroll';
 import { formatCount } from '../../../lib/format';
 import { consoleDb, type StoredCaseResult } from '../model/console-db';
@@ -81,6 +81,42 @@ function CaseDetail({ result }: { result: StoredCaseResult }) {
   );
 }
 
+/** One case's row (and its details when open). Memoized: while a suite runs, the list renders again at every progress, its rows need not. */
+const ResultRow = memo(function ResultRow({ r, open, onToggle }: { r: LiveResult | StoredCaseResult; open: boolean; onToggle(key: string): void }) {
+  const stored = 'assertions' in r ? r : undefined;
+  const failing = stored ? stored.assertions.filter((a) => !a.pass).length : (r as LiveResult).failing;
+  const first = stored ? stored.entry.firstEventMs : (r as LiveResult).firstEventMs;
+  const duration = stored ? stored.entry.durationMs : (r as LiveResult).durationMs;
+  return (
+    <>
+      <tr>
+        <td>
+          {stored ? (
+            <button type="button" className="link-button" aria-expanded={open} onClick={() => onToggle(r.key)}>
+              {r.name}
+            </button>
+          ) : (
+            r.name
+          )}
+        </td>
+        <td>
+          <span className={`status status-${verdictTone[r.verdict]}`}>{r.verdict}</span>
+        </td>
+        <td>{first === undefined ? '–' : `${formatCount(first)} ms`}</td>
+        <td>{formatCount(duration)} ms</td>
+        <td>{failing ? `${formatCount(failing)} failed` : stored ? `${formatCount(stored.assertions.length)} passed` : 'passed'}</td>
+      </tr>
+      {stored && open && (
+        <tr>
+          <td colSpan={5}>
+            <CaseDetail result={stored} />
+          </td>
+        </tr>
+      )}
+    </>
+  );
+});
+
 const PAGE = 100;
 const verdictTone = { passed: 'done', failed: 'failed', stopped: 'stopped' } as const;
 
@@ -99,6 +135,7 @@ export function SuiteResults({ suiteRunId, live }: { suiteRunId: string; live?: 
   );
   const [shown, setShown] = useState(PAGE);
   const [openKey, setOpenKey] = useState<string>();
+  const toggle = useCallback((key: string) => setOpenKey((k) => (k === key ? undefined : key)), []);
   const rows: (LiveResult | StoredCaseResult)[] = live ? [...live.results] : (kept?.results ?? []);
   const sorted = [...rows].sort((a, b) => (a.verdict === 'failed' ? 0 : 1) - (b.verdict === 'failed' ? 0 : 1) || a.index - b.index);
   return (
@@ -126,40 +163,9 @@ export function SuiteResults({ suiteRunId, live }: { suiteRunId: string; live?: 
               </tr>
             </thead>
             <tbody>
-              {sorted.slice(0, shown).map((r) => {
-                const stored = 'assertions' in r ? r : undefined;
-                const failing = stored ? stored.assertions.filter((a) => !a.pass).length : (r as LiveResult).failing;
-                const first = stored ? stored.entry.firstEventMs : (r as LiveResult).firstEventMs;
-                const duration = stored ? stored.entry.durationMs : (r as LiveResult).durationMs;
-                return (
-                  <Fragment key={r.key}>
-                    <tr>
-                      <td>
-                        {stored ? (
-                          <button type="button" className="link-button" aria-expanded={openKey === r.key} onClick={() => setOpenKey(openKey === r.key ? undefined : r.key)}>
-                            {r.name}
-                          </button>
-                        ) : (
-                          r.name
-                        )}
-                      </td>
-                      <td>
-                        <span className={`status status-${verdictTone[r.verdict]}`}>{r.verdict}</span>
-                      </td>
-                      <td>{first === undefined ? '–' : `${formatCount(first)} ms`}</td>
-                      <td>{formatCount(duration)} ms</td>
-                      <td>{failing ? `${formatCount(failing)} failed` : stored ? `${formatCount(stored.assertions.length)} passed` : 'passed'}</td>
-                    </tr>
-                    {stored && openKey === r.key && (
-                      <tr>
-                        <td colSpan={5}>
-                          <CaseDetail result={stored} />
-                        </td>
-                      </tr>
-                    )}
-                  </Fragment>
-                );
-              })}
+              {sorted.slice(0, shown).map((r) => (
+                <ResultRow key={r.key} r={r} open={openKey === r.key} onToggle={toggle} />
+              ))}
             </tbody>
           </table>
         </TableScroll>

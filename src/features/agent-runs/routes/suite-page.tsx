@@ -1,5 +1,5 @@
 import { useLiveQuery } from 'dexie-react-hooks';
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { PageTitle } from '../../../components/page-title';
 import { download } from '../../../lib/download';
@@ -22,6 +22,8 @@ export function SuitePage() {
   const suite = useLiveQuery(() => consoleDb().suites.get(suiteId).then((s) => s ?? null), [suiteId]);
   const runs = useLiveQuery(() => consoleDb().suiteRuns.where('suiteId').equals(suiteId).reverse().sortBy('startedAt'), [suiteId]);
   const live = useLiveSuiteRun(suiteId);
+  // The same array between renders (the page renders at every progress of a run): Compare renders again only when the runs change.
+  const ended = useMemo(() => runs?.filter((r) => r.status !== 'running'), [runs]);
   const [shown, setShown] = useState<string>();
   const [confirmDelete, setConfirmDelete] = useState(false);
   if (suite === undefined) return <p role="status">Loading the suite…</p>;
@@ -91,7 +93,7 @@ export function SuitePage() {
         </div>
       )}
       {shownId && <SuiteResults key={shownId} suiteRunId={shownId} live={live?.id === shownId && !live.ended ? live : undefined} />}
-      {runs && runs.length > 1 && <SuiteCompare runs={runs.filter((r) => r.status !== 'running')} />}
+      {runs && runs.length > 1 && ended && <SuiteCompare runs={ended} />}
     </div>
   );
 }
