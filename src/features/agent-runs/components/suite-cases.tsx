@@ -1,10 +1,14 @@
 import { useLiveQuery } from 'dexie-react-hooks';
 import { memo, useState } from 'react';
 import { TableScroll } from '../../../components/table-scroll';
+import { formatCount } from '../../../lib/format';
 import { consoleDb } from '../model/console-db';
 import { policyText, type Suite, type SuiteCase } from '../model/suite/suite';
 import { removeCase, updateCase } from '../model/suite/suite-db';
 import { CaseEditor } from './suite-case-editor';
+
+/** Cases listed at first, and more at each Show more: a thousand rows in the page made every layout while a suite ran a long task. */
+export const CASES_PAGE = 100;
 
 /** Each case's last result: passed, failed, or (rows) how many of each. */
 function lastResultText(r: { passed: number; failed: number; stopped: number } | undefined): { text: string; tone: string } {
@@ -33,6 +37,7 @@ export const SuiteCases = memo(function SuiteCases({ suite, lastRunId }: { suite
     return byCase;
   }, [lastRunId]);
   const [editing, setEditing] = useState<string>();
+  const [shown, setShown] = useState(CASES_PAGE);
   return (
     <section className="suite-cases" aria-labelledby="suite-cases-head">
       <h2 id="suite-cases-head">Cases</h2>
@@ -54,7 +59,7 @@ export const SuiteCases = memo(function SuiteCases({ suite, lastRunId }: { suite
               </tr>
             </thead>
             <tbody>
-              {suite.cases.map((c: SuiteCase) => {
+              {suite.cases.slice(0, shown).map((c: SuiteCase) => {
                 const result = lastResultText(last?.get(c.id));
                 return (
                   <tr key={c.id}>
@@ -84,6 +89,11 @@ export const SuiteCases = memo(function SuiteCases({ suite, lastRunId }: { suite
             </tbody>
           </table>
         </TableScroll>
+      )}
+      {suite.cases.length > shown && (
+        <button type="button" onClick={() => setShown(shown + CASES_PAGE)}>
+          Show {formatCount(Math.min(CASES_PAGE, suite.cases.length - shown))} more cases of {formatCount(suite.cases.length - shown)}
+        </button>
       )}
       {editing !== undefined &&
         suite.cases
