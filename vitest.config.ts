@@ -17,7 +17,7 @@ export default defineConfig({
         plugins: [specLensValidators()],
         test: {
           name: 'node',
-          include: ['src/**/*.test.ts'],
+          include: ['src/**/*.test.ts', 'scripts/**/*.test.ts'],
           environment: 'node',
         },
       },

@@ -17,7 +17,7 @@ export class Shell {
     return this.page.getByRole('navigation', { name: 'Main' });
   }
 
-  async go(section: 'Connection' | 'Schemas' | 'Agent runs') {
+  async go(section: 'Connection' | 'Schemas' | 'Agent runs' | 'Suites') {
     await this.nav().getByRole('link', { name: section }).click();
   }
 

@@ -240,6 +240,29 @@ const SHOTS: Shot[] = [
       await p.getByRole('heading', { name: 'Another token for this page' }).waitFor();
     },
   },
+  { name: 'suites', token: AGENTS, path: '/suites', act: async (p) => {
+      await importSuite(p);
+      await p.goto('/suites');
+      await p.getByRole('link', { name: 'Release checks' }).waitFor();
+    } },
+  { name: 'suite-run', token: AGENTS, path: '/suites', act: async (p) => {
+      await runSuite(p);
+      await p.getByRole('region', { name: 'Results by case' }).getByRole('button', { name: 'Echo, answer changed' }).click();
+      await p.getByRole('heading', { name: 'Run suite' }).evaluate((el) => el.scrollIntoView({ block: 'start' }));
+    } },
+  { name: 'suite-case-run', token: AGENTS, path: '/suites', act: async (p) => {
+      await runSuite(p);
+      const results = p.getByRole('region', { name: 'Results by case' });
+      await results.getByRole('button', { name: 'Echo, answer changed' }).click();
+      await results.getByRole('button', { name: 'Open its run' }).click();
+      await results.getByRole('listbox', { name: /^\d+ events$/ }).waitFor();
+      await p.getByRole('heading', { name: 'Results' }).evaluate((el) => el.scrollIntoView({ block: 'start' }));
+    } },
+  { name: 'suite-editor', token: AGENTS, path: '/suites', act: async (p) => {
+      await importSuite(p);
+      await p.getByRole('button', { name: 'Edit HR policy by topic' }).click();
+      await p.getByRole('form', { name: /^Edit case/ }).evaluate((el) => el.scrollIntoView({ block: 'start' }));
+    } },
   {
     name: 'agent-tools',
     token: AGENTS,
@@ -329,6 +352,30 @@ async function mintAgentsToken(origin: string): Promise<string> {
   const res = await fetch(`${origin}/sandbox/tokens`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ scopes: ['agents.run'], label: 'Screenshots' }) });
   if (res.status !== 201) throw new Error(`minting a token: ${res.status} ${await res.text()}`);
   return ((await res.json()) as { token: string }).token;
+}
+
+/** A suite of three cases (one fails: its expected answer is not the echo's), with rows on the second. */
+const SUITE_FILE = {
+  format: 'metadata-agents-console/suite',
+  version: 1,
+  suite: { name: 'Release checks' },
+  cases: [
+    { id: 'echo', name: 'Echo greets', agent: { id: 'echo-assistant', name: 'Echo Assistant' }, api: 'platform', mode: 'stream', messages: [{ role: 'USER', content: [{ type: 'text', text: 'Hello' }] }], assertions: [{ kind: 'outcome', expect: 'success' }, { kind: 'answer-contains', text: 'Hello' }, { kind: 'first-event-within', ms: 2000 }, { kind: 'spec-lens' }, { kind: 'header', name: 'Deprecation', present: false }] },
+    { id: 'hr', name: 'HR policy by topic', agent: { id: 'hr-policy-form', name: 'HR Policy Agent' }, api: 'platform', mode: 'wait', input: { topic: 'Leave', region: 'emea', audience: '', tone: '', maxPoints: '', includeLinks: false }, rows: [{ topic: 'Leave' }, { topic: 'Travel' }], assertions: [{ kind: 'outcome', expect: 'success' }, { kind: 'answer-contains', text: '{{topic}}' }] },
+    { id: 'changed', name: 'Echo, answer changed', agent: { id: 'echo-assistant', name: 'Echo Assistant' }, api: 'platform', mode: 'stream', messages: [{ role: 'USER', content: [{ type: 'text', text: 'Bonjour' }] }], assertions: [{ kind: 'answer-equals', text: 'You said: "Bonjour".' }, { kind: 'events-at-most', count: 5 }] },
+    { id: 'expense', name: 'Expense filed, approved by policy', agent: { id: 'expense-filer', name: 'Expense Filer' }, api: 'platform', mode: 'durable', messages: [{ role: 'USER', content: [{ type: 'text', text: 'File my expenses' }] }], policy: { kind: 'approve-all' }, assertions: [{ kind: 'outcome', expect: 'success' }] },
+  ],
+};
+
+async function importSuite(p: Page): Promise<void> {
+  await p.getByLabel('Suite file to import').setInputFiles({ name: 'release-checks.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(SUITE_FILE)) });
+  await p.getByRole('button', { name: 'Run suite' }).waitFor();
+}
+
+async function runSuite(p: Page): Promise<void> {
+  await importSuite(p);
+  await p.getByRole('button', { name: 'Run suite' }).click();
+  await p.getByText(/Finished: 5 of 5/).waitFor({ timeout: 30_000 });
 }
 
 async function main(): Promise<void> {

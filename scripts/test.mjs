@@ -37,6 +37,7 @@ function readJson(path) {
 
 check('type check (console)', 'npx', ['tsc', '-p', 'tsconfig.app.json']);
 check('type check (service, tests, tools)', 'npx', ['tsc', '-p', 'tsconfig.node.json']);
+check('type check (suite runner and its benchmark, with the console modules they run)', 'npx', ['tsc', '-p', 'tsconfig.cli.json']);
 check('lint', 'npx', ['eslint', '--max-warnings', '0', '.']);
 
 const vitestOk = run('unit and service tests (Vitest)', 'npx', [

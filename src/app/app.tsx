@@ -15,6 +15,8 @@ import { createQueryClient } from './query-client';
 const SchemasPage = lazy(() => import('../features/schemas/schemas-page').then((m) => ({ default: m.SchemasPage })));
 const RunsPage = lazy(() => import('../features/agent-runs/routes/runs-page').then((m) => ({ default: m.RunsPage })));
 const ComparePage = lazy(() => import('../features/agent-runs/routes/compare-page').then((m) => ({ default: m.ComparePage })));
+const SuitesPage = lazy(() => import('../features/agent-runs/routes/suites-page').then((m) => ({ default: m.SuitesPage })));
+const SuitePage = lazy(() => import('../features/agent-runs/routes/suite-page').then((m) => ({ default: m.SuitePage })));
 const DurableRunPage = lazy(() => import('../features/agent-runs/routes/durable-run-page').then((m) => ({ default: m.DurableRunPage })));
 // History's database loads after the first paint, with what keeps it true (follows runs going on).
 const HistoryKeeper = lazy(() => import('../features/agent-runs/components/history-keeper').then((m) => ({ default: m.HistoryKeeper })));
@@ -53,6 +55,7 @@ export function Layout() {
           <NavLink to="/connection">Connection</NavLink>
           <NavLink to="/schemas">Schemas</NavLink>
           <RunsLink />
+          <NavLink to="/suites">Suites</NavLink>
         </nav>
       </header>
       <div className="body">
@@ -69,6 +72,8 @@ export function Layout() {
                 <Route path="runs/:agentId" element={<RunsPage />} />
                 <Route path="runs/:agentId/thread/:threadId" element={<RunsPage />} />
                 <Route path="compare/:a/:b" element={<ComparePage />} />
+                <Route path="suites" element={<SuitesPage />} />
+                <Route path="suites/:suiteId" element={<SuitePage />} />
                 <Route
                   path="runs/:agentId/:runId"
                   element={

@@ -95,6 +95,8 @@ export function urlOf(connection: Pick<Connection, 'baseUrl'>, path: string): st
 }
 
 export function networkErrorDetail(url: string, sameOrigin: boolean): string {
+  // Node (the headless suite runner): no page, no CORS; the host did not answer.
+  if (typeof window === 'undefined') return `No answer from ${url}: the host is unreachable, refused the connection, or the address is wrong.`;
   if (sameOrigin) return `No answer from ${url}: the console's server may have stopped. Start it again with npm start.`;
   return (
     `The browser got no answer from ${url}. Either the host is unreachable, or it does not allow this page's origin ` +
@@ -173,7 +175,8 @@ export async function apiRequest<T>(connection: Connection, path: string, init: 
   if (connection.token) headers.Authorization = `Bearer ${connection.token}`;
   if (init.body !== undefined) headers['Content-Type'] = 'application/json';
   const etag = method === 'GET' && init.held ? headerOf(init.held.headers, 'etag') : undefined;
-  const sameOrigin = !/^https?:\/\//i.test(connection.baseUrl) || new URL(url, window.location.href).origin === window.location.origin;
+  // The suite runner in Node has no page: there, nothing is of this origin.
+  const sameOrigin = !/^https?:\/\//i.test(connection.baseUrl) || (typeof window !== 'undefined' && new URL(url, window.location.href).origin === window.location.origin);
   const send = (conditional: boolean) =>
     fetch(url, {
       method,

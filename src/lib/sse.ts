@@ -263,7 +263,48 @@ async function refusalOf(response: Response, url: string, method: string, starte
   return httpErrorOf(response, body, meta);
 }
 
-/** POSTs `body` once and reads the answer as an event stream until it ends. Never retries. */
+/** One event as a reader hands it on: `event` '' when the server named none. */
+export interface ReadEvent {
+  id: string;
+  event: string;
+  data: string;
+}
+
+/**
+ * What reads an event stream: POSTs once, hands the answer to `onopen` (which throws to refuse
+ * it), then each event to `onmessage`; resolves when the stream ends or the signal aborts, and
+ * throws whatever broke it. Never retries.
+ */
+export type EventReader = (
+  url: string,
+  init: { method: string; headers: Record<string, string>; body: string; signal: AbortSignal },
+  onopen: (response: Response) => Promise<void>,
+  onmessage: (event: ReadEvent) => void,
+) => Promise<void>;
+
+/** The page's reader: fetch-event-source, configured for exactly-once, its body paced and bounded. */
+export const fetchEventSourceReader: EventReader = (url, init, onopen, onmessage) =>
+  fetchEventSource(url, {
+    ...init,
+    credentials: 'omit',
+    openWhenHidden: true,
+    fetch: pacedFetch,
+    onopen,
+    onmessage: (msg: EventSourceMessage) => onmessage({ id: msg.id, event: msg.event, data: msg.data }),
+    onerror(err) {
+      throw err;
+    },
+  });
+
+/** This origin, in a page; none in Node (the headless suite runner), where every URL is another host. */
+function pageLocation(): { href: string; origin: string } | undefined {
+  return typeof window === 'undefined' ? undefined : window.location;
+}
+
+/**
+ * POSTs `body` once and reads the answer as an event stream until it ends. Never retries.
+ * `reader` is fetch-event-source in the page; `npm run suite` gives one that runs in Node.
+ */
 export async function streamRun(
   connection: Connection,
   path: string,
@@ -272,6 +313,7 @@ export async function streamRun(
   signal: AbortSignal,
   /** Headers the run adds (its X-Sandbox-Fault); an Authorization among them is not sent. */
   extra: Readonly<Record<string, string>> = {},
+  reader: EventReader = fetchEventSourceReader,
 ): Promise<StreamEnd> {
   if (connection.problem) return { kind: 'refused', error: notConnected(connection.problem) };
   const url = urlOf(connection, path);
@@ -285,37 +327,30 @@ export async function streamRun(
   const started = performance.now();
   let opened = false;
   try {
-    await fetchEventSource(url, {
-      method,
-      headers,
-      body: JSON.stringify(body),
-      signal,
-      credentials: 'omit',
-      openWhenHidden: true,
-      fetch: pacedFetch,
-      async onopen(response) {
+    await reader(
+      url,
+      { method, headers, body: JSON.stringify(body), signal },
+      async (response) => {
         const type = response.headers.get('content-type') ?? '';
         if (!response.ok || !type.startsWith(SSE_CONTENT_TYPE)) throw new Refused(await refusalOf(response, url, method, started));
         opened = true;
         const { rawBody: _none, ...meta } = responseMetaOf(response, method, url, started);
         handlers.onOpen(meta);
       },
-      onmessage(msg: EventSourceMessage) {
-        // fetch-event-source calls this at every blank line, also after a keep-alive comment
-        // or a block with no data; by the WHATWG rules an empty data buffer dispatches nothing.
+      (msg) => {
+        // A reader calls this at every blank line, also after a keep-alive comment or a block
+        // with no data; by the WHATWG rules an empty data buffer dispatches nothing.
         // (It cannot tell an explicit empty `data:` line apart, so that rare event is dropped too.)
         if (msg.data === '') return;
         handlers.onEvent({ id: msg.id, event: msg.event || 'message', data: msg.data });
       },
-      onerror(err) {
-        throw err;
-      },
-    });
+    );
   } catch (err) {
     if (signal.aborted) return { kind: 'stopped' };
     if (err instanceof Refused) return { kind: 'refused', error: err.error };
     if (!opened) {
-      const sameOrigin = new URL(url, window.location.href).origin === window.location.origin;
+      const here = pageLocation();
+      const sameOrigin = here !== undefined && new URL(url, here.href).origin === here.origin;
       return { kind: 'refused', error: new ApiError('network', 0, sameOrigin ? 'No answer' : 'Network or CORS failure', networkErrorDetail(url, sameOrigin), String(err), undefined) };
     }
     return { kind: 'interrupted', reason: err instanceof Error ? err.message : String(err) };

@@ -30,6 +30,11 @@ function shown(raw: string): string {
  * value was forgotten; and every failure is a UsageError.
  */
 export function parseFlags<const T extends FlagSpec>(args: readonly string[], options: T) {
+  return parseFlagsAndArguments(args, options, false).values;
+}
+
+/** parseFlags, with arguments that are not flags (a file to read) allowed when `positionals` says so. */
+export function parseFlagsAndArguments<const T extends FlagSpec>(args: readonly string[], options: T, positionals = true) {
   const joined: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
@@ -47,7 +52,7 @@ export function parseFlags<const T extends FlagSpec>(args: readonly string[], op
     joined.push(arg);
   }
   try {
-    return parseArgs({ args: joined, options, allowPositionals: false as const, strict: true as const }).values;
+    return parseArgs({ args: joined, options, allowPositionals: positionals, strict: true as const });
   } catch (err) {
     throw new UsageError((err as Error).message);
   }

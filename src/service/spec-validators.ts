@@ -71,3 +71,30 @@ export function specValidatorsModule(specs: readonly NamedSpec[] = readLensSpecs
   }
   return `${importsForRequires(standaloneCode(ajv, exported))}\nexport const validators = {\n  ${table.join(',\n  ')}\n};\n`;
 }
+
+/**
+ * The same validators as `specValidatorsModule`, compiled here and now, for Node tools that
+ * have no bundler to import the module from (`npm run suite`'s spec-lens assertion). Node may
+ * compile code; only the page may not.
+ */
+export function compiledSpecValidators(specs: readonly NamedSpec[] = readLensSpecs()): Record<string, Record<string, ReturnType<Ajv['compile']>>> {
+  const ajv = new Ajv({ ...SPEC_AJV_OPTIONS });
+  addFormats(ajv);
+  const ids: [string, string, string][] = [];
+  for (const spec of specs) {
+    ajv.addSchema(specDocumentSchema(spec));
+    for (const { key, schema } of validationTargets(spec.doc)) {
+      const id = `https://spec.invalid/validators/v${ids.length}`;
+      const converted = toJsonSchema(schema, specBase(spec.name));
+      ajv.addSchema(isObject(converted) ? converted : {}, id);
+      ids.push([spec.name, key, id]);
+    }
+  }
+  const out: Record<string, Record<string, ReturnType<Ajv['compile']>>> = {};
+  // Each compiled when first asked for: a suite checks a few operations, not the whole spec.
+  for (const [name, key, id] of ids) {
+    let compiled: ReturnType<Ajv['compile']> | undefined;
+    Object.defineProperty((out[name] ??= {}), key, { enumerable: true, get: () => (compiled ??= ajv.getSchema(id)!) });
+  }
+  return out;
+}

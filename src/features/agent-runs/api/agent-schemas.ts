@@ -5,16 +5,23 @@ import type { Flavour } from '../model/run-request';
 import { agentKeys, agentsBase, type AgentConnection } from './agent-keys';
 
 /**
- * `GET …/agents/{id}/schemas`: the input schema the run form is built from. On the platform
- * API it asks for the agent's tools too (`include_tools=true`), so one read gives the form and
- * the tools; the client API's read has no such parameter.
+ * `GET …/agents/{id}/schemas`: the input schema the run form is built from, the output schema a
+ * suite's assertion checks against. On the platform API it asks for the agent's tools too
+ * (`include_tools=true`), so one read gives the form and the tools; the client API's read has no
+ * such parameter.
  */
+export async function fetchAgentSchemas(connection: Pick<AgentConnection, 'baseUrl' | 'token' | 'problem'>, flavour: Flavour, id: string, signal?: AbortSignal): Promise<AgentSchemas> {
+  return (await apiRequest<AgentSchemas>(connection, schemasPath(flavour, id), { signal })).data;
+}
+
+const schemasPath = (flavour: Flavour, id: string) => `${agentsBase(flavour)}/${encodeURIComponent(id)}/schemas${flavour === 'platform' ? '?include_tools=true' : ''}`;
+
 export function agentSchemasQueryOptions(connection: AgentConnection, flavour: Flavour, id: string) {
   return queryOptions({
     queryKey: agentKeys.schemas(connection, flavour, id),
     // The whole answer is cached, so its ETag revalidates it (a 304 costs no body); views read its data.
     queryFn: ({ signal, client, queryKey }) =>
-      apiRequest<AgentSchemas>(connection, `${agentsBase(flavour)}/${encodeURIComponent(id)}/schemas${flavour === 'platform' ? '?include_tools=true' : ''}`, { signal, held: client.getQueryData<ApiResponse<AgentSchemas>>(queryKey) }),
+      apiRequest<AgentSchemas>(connection, schemasPath(flavour, id), { signal, held: client.getQueryData<ApiResponse<AgentSchemas>>(queryKey) }),
     select: (answer: ApiResponse<AgentSchemas>) => answer.data,
     staleTime: 60_000,
     enabled: !connection.problem && id !== '',

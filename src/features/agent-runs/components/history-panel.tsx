@@ -10,6 +10,7 @@ import type { RunConnection } from '../model/run-store';
 import { lastAt, matches, threadPath, threadsOf, titleOf, type Thread } from '../model/thread';
 import { entriesOfFile, parseThreadFile, sizeProblem, threadFileOf } from '../model/thread-file';
 import { goesOn, useEviction, useFigures, useHistory, useItems, useLastClear } from '../model/use-history';
+import { SaveTestCase } from './save-test-case';
 
 const runPath = (e: HistoryEntry) => `/runs/${encodeURIComponent(e.request.agentId)}/${encodeURIComponent(e.runId!)}`;
 
@@ -120,6 +121,7 @@ function HistoryRow({ r, thread, connection, unreadable, open, setOpen, onLoad, 
           <button type="button" onClick={() => onLoad(r)} title="Loads this run's agent, API, mode and input into the form; nothing is sent until you run it">
             Run again…
           </button>
+          <SaveTestCase entry={r} />
           {compareFrom === null ? (
             <button type="button" onClick={() => setCompareFrom(r.id)} title="Choose this run, then another, to see both side by side">
               Compare…

@@ -14,6 +14,7 @@ import { useFigures } from '../model/use-history';
 import { branchOf, contextOf, newestLeafUnder, pathTo, questionOf, retryable, textOfMessage, type Thread, type Turn } from '../model/thread';
 import { RunBody } from './run-body';
 import { ToolAuthorization } from './tool-authorization';
+import { SaveTestCase } from './save-test-case';
 
 /** Text blocks run together as one paragraph (a stream sends a word per message); anything else is shown as its JSON. */
 function MessageBlocks({ messages }: { messages: readonly Message[] }) {
@@ -285,6 +286,11 @@ function TurnItem({ thread, turn, last, actions, onBranch }: { thread: Thread; t
               )}
             </details>
           </>
+        )}
+        {isTerminal(turn.status as RunStatus) && (
+          <div className="toolbar">
+            <SaveTestCase entry={turn} />
+          </div>
         )}
         {/* A refusal for tools has its own Run again, beside the servers to authorize. */}
         {retryable(turn) && !actions.readOnly && !refusedForTools && (

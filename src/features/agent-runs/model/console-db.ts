@@ -5,13 +5,18 @@
  *
  * Version 1 replaces the two idb-keyval stores of earlier versions ('mac-run-history' and
  * 'mac-run-details'): on first open their entries are moved here, once, in one transaction
- * (`migrateFromKeyval`), and the old databases are deleted.
+ * (`migrateFromKeyval`), and the old databases are deleted. Version 2 adds the agent test
+ * suites (`suites`, `suiteRuns`, `caseResults`, `caseDetails`); runs of version 1 stay as they are.
  */
 
 import { Dexie, type EntityTable, type Table } from 'dexie';
-import type { HistoryEntry } from './history-entry';
+import type { HistoryDetails, HistoryEntry } from './history-entry';
 import { normalizedEntry } from './history-entry';
 import type { TimelineEntry } from './stream-event';
+import type { CaseResult } from './suite/runner';
+import type { Flavour } from './run-request';
+import type { Suite } from './suite/suite';
+import type { SuiteSummary } from './suite/summary';
 
 export const DB_NAME = 'metadata-agents-console';
 
@@ -66,6 +71,36 @@ export interface ClearedHistory {
   items: HistoryItem[];
 }
 
+/** A suite run as kept: where it ran, how far it got, what it came to. Its results are rows of their own. */
+export interface StoredSuiteRun {
+  id: string;
+  suiteId: string;
+  suiteName: string;
+  startedAt: number;
+  endedAt?: number;
+  /** `running` while a tab runs it; `interrupted` when its tab closed first. */
+  status: 'running' | 'done' | 'stopped' | 'interrupted';
+  /** Where it ran: the profile (never its token), and what it changed for every case. */
+  target: { profileId: string; profileLabel: string; api?: Flavour; agentId?: string };
+  concurrency: number;
+  /** Runs the suite makes (cases and rows). */
+  total: number;
+  summary?: SuiteSummary;
+}
+
+/** One case's (or row's) result in a suite run, without its run's events and answer (`caseDetails`). */
+export interface StoredCaseResult extends Omit<CaseResult, 'details'> {
+  /** `${suiteRunId}:${key}` */
+  id: string;
+  suiteRunId: string;
+  /** Its place in the suite, to list results in the suite's order. */
+  index: number;
+}
+
+export interface StoredCaseDetails extends HistoryDetails {
+  id: string;
+}
+
 export interface MetaRow {
   key: string;
   value: unknown;
@@ -78,6 +113,10 @@ export class ConsoleDb extends Dexie {
   items!: EntityTable<HistoryItem, 'id'>;
   cleared!: EntityTable<ClearedHistory, 'id'>;
   meta!: EntityTable<MetaRow, 'key'>;
+  suites!: EntityTable<Suite, 'id'>;
+  suiteRuns!: EntityTable<StoredSuiteRun, 'id'>;
+  caseResults!: EntityTable<StoredCaseResult, 'id'>;
+  caseDetails!: EntityTable<StoredCaseDetails, 'id'>;
 
   constructor(name = DB_NAME) {
     super(name);
@@ -88,6 +127,13 @@ export class ConsoleDb extends Dexie {
       items: 'id, lastAt',
       cleared: 'id, at',
       meta: 'key',
+    });
+    // Version 2: agent test suites, their runs and each case's result (and, apart, its run's events and answer).
+    this.version(2).stores({
+      suites: 'id, updatedAt',
+      suiteRuns: 'id, suiteId, startedAt, status',
+      caseResults: 'id, suiteRunId, [suiteRunId+index]',
+      caseDetails: 'id',
     });
     this.on('ready', (vip) => migrateFromKeyval(vip as ConsoleDb));
   }

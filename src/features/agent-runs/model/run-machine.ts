@@ -51,14 +51,21 @@ export interface RunFailure {
   status?: number;
 }
 
+/** One decision sent on a paused durable run: the tool by name as shown, and by id where the service gave one. */
+export interface RunDecision {
+  name: string;
+  toolId?: string;
+  decision: Decision;
+}
+
 export interface Transition {
   status: RunStatus;
   /** Epoch ms, this browser's clock. */
   at: number;
   /** Why, when it is worth saying (who stopped it, what broke, what was decided). */
   note?: string;
-  /** Durable runs: the decisions this console sent on a paused run, by tool name. */
-  decisions?: readonly { name: string; decision: Decision }[];
+  /** Durable runs: the decisions this console sent on a paused run, by tool name (and the tool's id, which a test case's approval policy names). */
+  decisions?: readonly RunDecision[];
 }
 
 /** The last read of a durable run: the service's own record of it. */
@@ -104,7 +111,7 @@ export type RunAction =
   /** Durable mode: reading the run failed; before any read succeeded, the run cannot be shown at all. */
   | { type: 'read-failed'; at: number; error: ApiError }
   /** Durable mode: the service accepted decisions on a paused run. */
-  | { type: 'decided'; at: number; decisions: { name: string; decision: Decision }[] }
+  | { type: 'decided'; at: number; decisions: RunDecision[] }
   /** Durable mode: the service accepted a cancellation. */
   | { type: 'cancel-requested'; at: number }
   | { type: 'refuse'; at: number; error: ApiError }

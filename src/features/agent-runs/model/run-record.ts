@@ -9,7 +9,7 @@ import { transcriptOf, type RunWaitResponse } from '../../../contract/agents';
 import type { ApiResponse, ResponseMeta } from '../../../lib/api-client';
 import type { ActiveConnection } from '../../../lib/connection';
 import { utf8Bytes } from '../../../lib/format';
-import { refusalError, storedRefusal, type HistoryEntry } from './history-entry';
+import { refusalError, storedRefusal, type HistoryDetails, type HistoryEntry } from './history-entry';
 import { isInFlight, isTerminal, type RunState, type RunStatus } from './run-machine';
 import type { RunRequest } from './run-request';
 import type { StreamLog } from './stream-log';
@@ -175,6 +175,13 @@ function entryOfRecord(record: RunRecord): HistoryEntry {
     ...(state.durable && { lastReadAt: state.durable.readAt }),
     ...(record.fromHistory?.imported && { imported: record.fromHistory.imported }),
   };
+}
+
+/** What history keeps of a run's answer, once it ended: a stream's events, else the answer's body (a durable run as last read). */
+export function detailsOf(record: RunRecord): HistoryDetails {
+  if (record.log) return { events: record.log.events };
+  const result = record.answer?.data ?? record.state.durable?.run ?? record.state.refusal?.body;
+  return result === undefined ? {} : { result };
 }
 
 /** Whether a record is going on anywhere: in this browser, or at the service. */

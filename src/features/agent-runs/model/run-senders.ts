@@ -7,6 +7,7 @@ import { transcriptOf, type RunWaitResponse } from '../../../contract/agents';
 import type { DurableRunAnswer } from '../../../contract/durable-runs';
 import { ApiError, type ApiResponse } from '../../../lib/api-client';
 import type { Connection } from '../../../lib/connection';
+import type { EventReader } from '../../../lib/sse';
 import { createDurableRun } from '../api/durable-run';
 import { sendStreamRun } from '../api/run-stream';
 import { sendWaitRun } from '../api/run-wait';
@@ -37,6 +38,8 @@ export interface SendContext {
   signal: AbortSignal;
   /** Applies an action to this run; `patch` joins the record (the answer, the run id). */
   dispatch(action: RunAction, patch?: Partial<Pick<RunRecord, 'answer' | 'runId'>>): void;
+  /** What reads a stream: the page's by default; the headless suite runner gives one for Node. */
+  reader?: EventReader;
 }
 
 function asApiError(err: unknown): ApiError {
@@ -65,6 +68,7 @@ export async function sendStream(ctx: SendContext, log: StreamLog): Promise<void
       onEvent: (e) => log.event(e),
     },
     ctx.signal,
+    ctx.reader,
   );
   const failure = log.finish();
   const at = Date.now();

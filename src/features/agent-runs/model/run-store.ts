@@ -20,7 +20,7 @@ import { nextPollMs } from './durable-follow';
 import { Flight } from './flight';
 import type { HistoryDetails, HistoryEntry } from './history-entry';
 import { initialRunState, isFollowed, isInFlight, isTerminal, runReducer, type RunAction, type RunStatus } from './run-machine';
-import { historyEntryOf, metaOf, summaryOf, type RunRecord, type RunTarget } from './run-record';
+import { detailsOf, historyEntryOf, metaOf, summaryOf, type RunRecord, type RunTarget } from './run-record';
 import type { RunRequest } from './run-request';
 import { sendDurable, sendStream, sendWait, type SendContext, type StopReason } from './run-senders';
 import { StreamLog } from './stream-log';
@@ -75,13 +75,13 @@ function sameConnection(t: RunTarget, c: ConnectionIdentity): boolean {
 /** The history writer, loaded with the history module (and its database) on first use, not with the app. */
 const defaultSave: WriteRun = async (entry, details, options) => (await import('./history')).writeRun(entry, details, options);
 
-/** What history keeps of a run's answer, once it ended. */
-function detailsOf(record: RunRecord): HistoryDetails {
-  if (record.log) return { events: record.log.events };
-  // The body as received: one string to clone, however many messages it holds.
-  if (record.answer?.rawBody !== undefined) return { resultText: record.answer.rawBody };
-  const result = record.answer?.data ?? record.state.durable?.run ?? record.state.refusal?.body;
-  return result === undefined ? {} : { result };
+/**
+ * What history keeps of a run's answer, once it ended: a wait answer's body as received, one
+ * string to clone however many messages it holds; else as run-record's detailsOf says.
+ */
+function historyDetailsOf(record: RunRecord): HistoryDetails {
+  if (!record.log && record.answer?.rawBody !== undefined) return { resultText: record.answer.rawBody };
+  return detailsOf(record);
 }
 
 /** Whether history holds what finds the run again after a reload: a durable run's id, else the entry itself. */
@@ -351,10 +351,10 @@ export class RunStore {
   /** Sends one decision per pending approval, in one batch. */
   respond(id: string, decisions: Record<string, Decision>): Promise<void> {
     const pending = this.get(id)?.state.durable?.run.pending_interactions ?? [];
-    const named = Object.entries(decisions).map(([interactionId, decision]) => ({
-      name: pending.find((p) => p.interaction_id === interactionId)?.display_name ?? interactionId,
-      decision,
-    }));
+    const named = Object.entries(decisions).map(([interactionId, decision]) => {
+      const asked = pending.find((p) => p.interaction_id === interactionId);
+      return { name: asked?.display_name ?? interactionId, ...(asked?.tool_id && { toolId: asked.tool_id }), decision };
+    });
     return this.act(
       id,
       platformResponsesPath,
@@ -509,7 +509,7 @@ export class RunStore {
 
   private async write(flight: Flight, record: RunRecord, options: { create?: boolean }): Promise<void> {
     const save = this.options.save ?? defaultSave;
-    const details = isTerminal(record.state.status) ? detailsOf(record) : undefined;
+    const details = isTerminal(record.state.status) ? historyDetailsOf(record) : undefined;
     try {
       await save(historyEntryOf(record), details, options);
       if (options.create) flight.storedAt = ++this.stored;

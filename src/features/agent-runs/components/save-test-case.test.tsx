@@ -1,0 +1,51 @@
+/**
+ * Save as test case on a conversation's turn: the case holds the messages up to that turn, as
+ * the turn sent them, and the suite run of that case passes the assertions filled from the turn.
+ */
+import { waitFor } from '@testing-library/react';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { mintAgentsToken, referenceConnection } from '../../../test-support/reference-service';
+import { wipeHistory, type HistoryEntry } from '../model/history';
+import { historyEntryOf } from '../model/run-record';
+import { RunStore } from '../model/run-store';
+import { createSuite } from '../model/suite/suite-db';
+import { suiteRuns } from '../model/suite/suite-runs';
+import { replyRequest } from '../model/thread';
+import { caseOfRun } from './save-test-case';
+
+let store: RunStore | undefined;
+beforeEach(async () => {
+  await wipeHistory();
+});
+afterEach(async () => {
+  await store?.settle();
+});
+
+it('a conversation’s second turn saved as a test case holds the messages up to that turn, and its suite run passes', async () => {
+  const token = await mintAgentsToken();
+  const connection = referenceConnection(token, 'fp-turn-case');
+  store = new RunStore();
+  const thread = { id: 'thread_case', agentId: 'echo-assistant', agentName: 'Echo Assistant' };
+  let parent: HistoryEntry | undefined;
+  for (const q of ['first question', 'second question']) {
+    const { id } = store.start(connection, replyRequest(thread, parent, q, { flavour: 'platform', mode: 'stream' }))!;
+    await waitFor(() => expect(store!.get(id)!.state.status).toBe('done'), { timeout: 10_000 });
+    await store.settle();
+    parent = historyEntryOf(store.get(id)!);
+  }
+  const turn = parent!;
+  const c = await caseOfRun(turn, 'Second turn', undefined);
+  expect(c).toMatchObject({ agent: { id: 'echo-assistant', name: 'Echo Assistant' }, api: 'platform', mode: 'stream' });
+  // The messages as the turn sent them: the first question, the agent's answer to it, the second question.
+  expect(c.messages!.map((m) => [m.role, m.content.map((p) => p.text).join('')])).toEqual([
+    ['USER', 'first question'],
+    ['GLEAN_AI', expect.stringContaining('first question')],
+    ['USER', 'second question'],
+  ]);
+  expect(c).not.toHaveProperty('thread');
+  expect(c.assertions).toContainEqual({ kind: 'answer-equals', text: turn.transcript });
+  const suite = await createSuite('From a conversation', [c]);
+  suiteRuns.start(suite, connection, { concurrency: 1 });
+  await waitFor(() => expect(suiteRuns.of(suite.id)?.ended).toBe(true), { timeout: 20_000 });
+  expect(suiteRuns.of(suite.id)).toMatchObject({ total: 1, passed: 1, failed: 0 });
+});

@@ -1,0 +1,51 @@
+import fc from 'fast-check';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { describe, expect, it } from 'vitest';
+import { runRequest } from '../run-request';
+import { junitXml } from './reports';
+import type { CaseResult } from './runner';
+
+function result(name: string, actual: string, pass = false): CaseResult {
+  return {
+    key: name,
+    caseId: name,
+    name,
+    verdict: pass ? 'passed' : 'failed',
+    assertions: [{ assertion: { kind: 'answer-equals', text: 'x' }, pass, expected: 'the answer equals “x”', actual }],
+    entry: { id: name, startedAt: 0, request: runRequest('platform', 'stream', { id: 'echo-assistant' }, { messages: [] }), target: { profileLabel: '', mode: 'direct', baseUrl: '' }, status: 'done', durationMs: 1234, eventCount: 1, bytes: 1, transcript: actual },
+    details: {},
+  };
+}
+
+const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (n) => ['testcase', 'failure'].includes(n), trimValues: false, htmlEntities: true, parseAttributeValue: false });
+const meta = { suiteName: 'S & <co>', baseUrl: 'http://127.0.0.1:1', startedAt: 0, durationMs: 2000 };
+
+describe('JUnit XML', () => {
+  it('is well-formed for any name and answer, and reads back with both values (fast-check)', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 40, unit: 'binary' }), fc.string({ maxLength: 80, unit: 'binary' }), (name, actual) => {
+        const text = junitXml([result(name, actual)], meta);
+        expect(XMLValidator.validate(text)).toBe(true);
+        const testcase = parser.parse(text).testsuites.testsuite.testcase[0];
+        // Characters XML cannot hold come back as U+FFFD; everything else as it was.
+        // eslint-disable-next-line no-control-regex
+        const kept = (s: string) => s.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+        expect(String(testcase.name)).toBe(kept(name));
+        expect(testcase.failure[0].message).toBe(kept(`the answer equals “x”: got ${actual}`));
+      }),
+      { numRuns: 200 },
+    );
+  }, 30_000);
+
+  it('has a testcase per case, a failure per failed assertion, counts and time', () => {
+    const r = result('two', 'y');
+    r.assertions.push({ assertion: { kind: 'events-at-least', count: 3 }, pass: false, expected: 'at least 3 events', actual: '1 events' });
+    const parsed = parser.parse(junitXml([r, result('ok', 'x', true)], meta));
+    expect(parsed.testsuites.testsuite).toMatchObject({ name: 'S & <co>', tests: '2', failures: '1', time: '2.000' });
+    const [a, b] = parsed.testsuites.testsuite.testcase;
+    expect(a.failure.map((f: { type: string }) => f.type)).toEqual(['answer-equals', 'events-at-least']);
+    expect(a.failure[1]['#text']).toBe('expected: at least 3 events\nactual: 1 events');
+    expect(a).toMatchObject({ classname: 'echo-assistant.current.stream', time: '1.234' });
+    expect(b.failure).toBeUndefined();
+  });
+});

@@ -1,0 +1,90 @@
+/**
+ * The browser database's version 2 (suites): a database written by version 1 opens with it and
+ * keeps its runs; suites, their runs and results are written and read back.
+ */
+import { waitFor } from '@testing-library/react';
+import { Dexie } from 'dexie';
+import { expect, it } from 'vitest';
+import { mintAgentsToken, referenceConnection } from '../../../../test-support/reference-service';
+import { consoleDb, ConsoleDb } from '../console-db';
+import { evictionNotice, listRuns, saveRun, setRetentionLimits, wipeHistory } from '../history';
+import { runRequest } from '../run-request';
+import type { SuiteCase } from './suite';
+import { createSuite, startSuiteRun, SUITE_RUNS_KEPT } from './suite-db';
+import { suiteRuns } from './suite-runs';
+
+const user = (text: string) => [{ role: 'USER' as const, content: [{ type: 'text' as const, text }] }];
+
+it('a database written by version 1 opens at version 2 and keeps its runs, details and items', async () => {
+  const name = `mac-v1-${Date.now()}`;
+  // Written exactly as version 1 declared it, by a Dexie that knows no later version.
+  const v1 = new Dexie(name);
+  v1.version(1).stores({
+    runs: 'id, startedAt, item, request.agentId, request.thread.id, runId, status',
+    details: 'id',
+    events: '[id+slice]',
+    items: 'id, lastAt',
+    cleared: 'id, at',
+    meta: 'key',
+  });
+  const request = runRequest('platform', 'stream', { id: 'echo-assistant' }, { messages: [{ role: 'USER', content: [{ type: 'text', text: 'kept' }] }] });
+  const run = { id: 'run_v1', startedAt: 5, request, target: { profileLabel: 'Reference', mode: 'same-origin', baseUrl: '' }, status: 'done', durationMs: 3, eventCount: 1, bytes: 9, transcript: 'kept', item: 'run_v1', size: 100, detailsBytes: 10 };
+  await v1.table('runs').put(run);
+  await v1.table('details').put({ id: 'run_v1', eventRecords: 1 });
+  await v1.table('events').put({ id: 'run_v1', slice: 0, events: [{ seq: 1, id: '1', event: 'message', at: 1, gap: 1, bytes: 9, data: '{}' }] });
+  await v1.table('items').put({ id: 'run_v1', kind: 'run', title: 'Echo', lastAt: 5, bytes: 100 });
+  // Marked as moved from idb-keyval already, as a version-1 database that ran once is.
+  await v1.table('meta').put({ key: 'migrated-from-idb-keyval', value: { at: 1, runs: 0 } });
+  v1.close();
+
+  const db = new ConsoleDb(name);
+  try {
+    await db.open();
+    expect(db.verno).toBe(2);
+    expect(await db.runs.toArray()).toEqual([run]);
+    expect(await db.details.get('run_v1')).toEqual({ id: 'run_v1', eventRecords: 1 });
+    expect((await db.events.toArray()).map((e) => e.events.length)).toEqual([1]);
+    expect((await db.items.toArray()).map((i) => i.id)).toEqual(['run_v1']);
+    // The new tables are there, empty, and take suites.
+    expect(await db.suites.count()).toBe(0);
+    await db.suites.put({ id: 's1', name: 'S', createdAt: 1, updatedAt: 1, cases: [] });
+    await db.suiteRuns.put({ id: 'sr1', suiteId: 's1', suiteName: 'S', startedAt: 2, status: 'done', target: { profileId: 'p', profileLabel: 'P' }, concurrency: 4, total: 0 });
+    expect((await db.suiteRuns.where('suiteId').equals('s1').toArray()).map((r) => r.id)).toEqual(['sr1']);
+    expect(await db.runs.count()).toBe(1);
+  } finally {
+    db.close();
+    await Dexie.delete(name);
+  }
+});
+
+it('a suite run and History keep to limits of their own: a suite’s runs never push out History, and History’s retention never lets a suite run go', async () => {
+  await wipeHistory();
+  setRetentionLimits({ items: 2 });
+  try {
+    const token = await mintAgentsToken();
+    const echo: SuiteCase = { id: 'echo', name: 'Echo', agent: { id: 'echo-assistant' }, api: 'platform', mode: 'stream', messages: user('x'), rows: [{ message: 'one' }, { message: 'two' }, { message: 'three' }], assertions: [{ kind: 'outcome', expect: 'success' }] };
+    const suite = await createSuite('Apart from History', [echo]);
+    const saved = (id: string, startedAt: number) => saveRun({ id, startedAt, request: runRequest('platform', 'wait', { id: 'echo-assistant' }, { messages: user(id) }), target: { profileId: 'reference', profileLabel: 'Reference', mode: 'same-origin', baseUrl: '' }, status: 'done', durationMs: 1, eventCount: 0, bytes: 2, transcript: 'Hi' });
+    await saved('kept_1', 1_000);
+    await saved('kept_2', 2_000);
+    // Three runs of a suite, more than History's limit: History holds what it held, and says nothing was let go.
+    const id = suiteRuns.start(suite, referenceConnection(token, 'fp-apart'), { concurrency: 3 })!;
+    await waitFor(() => expect(suiteRuns.of(suite.id)?.ended).toBe(true), { timeout: 20_000 });
+    expect((await listRuns()).map((r) => r.id).sort()).toEqual(['kept_1', 'kept_2']);
+    expect(await evictionNotice()).toBeUndefined();
+    // History's retention at work (a third run past its limit of two) leaves the suite run and its results.
+    await saved('newest', 3_000);
+    expect((await evictionNotice())?.items.map((i) => i.id)).toEqual(['kept_1']);
+    expect(await consoleDb().suiteRuns.get(id)).toMatchObject({ status: 'done', summary: { passed: 3 } });
+    expect(await consoleDb().caseResults.where('suiteRunId').equals(id).count()).toBe(3);
+    expect(await consoleDb().caseDetails.get(`${id}:echo#1`)).toMatchObject({ events: expect.any(Array) });
+    // A suite keeps its newest SUITE_RUNS_KEPT runs (the page says so); starting one more lets the oldest go, and nothing of History.
+    for (let i = 0; i < SUITE_RUNS_KEPT; i++) await startSuiteRun({ id: `later_${i}`, suiteId: suite.id, suiteName: suite.name, startedAt: Date.now() + 1 + i, status: 'done', target: { profileId: 'reference', profileLabel: 'Reference' }, concurrency: 1, total: 0 });
+    expect(await consoleDb().suiteRuns.get(id)).toBeUndefined();
+    expect(await consoleDb().caseResults.where('suiteRunId').equals(id).count()).toBe(0);
+    expect(await consoleDb().suiteRuns.where('suiteId').equals(suite.id).count()).toBe(SUITE_RUNS_KEPT);
+    expect((await listRuns()).map((r) => r.id).sort()).toEqual(['kept_2', 'newest']);
+  } finally {
+    setRetentionLimits();
+  }
+});

@@ -1,0 +1,122 @@
+/**
+ * Suites in the browser database (console-db, version 2): the suites and their cases, each
+ * suite run, and each case's result, its run's events and answer kept apart so that listing
+ * results never loads them. Suite runs are not History: they never push out what History keeps.
+ */
+
+import { consoleDb, type StoredCaseDetails, type StoredCaseResult, type StoredSuiteRun } from '../console-db';
+import type { HistoryDetails } from '../history-entry';
+import type { CaseResult } from './runner';
+import { newSuiteId, type Suite, type SuiteCase } from './suite';
+
+/** Suite runs kept per suite: the newest, enough to compare a few; older ones (and their results) go. */
+export const SUITE_RUNS_KEPT = 10;
+
+export async function putSuite(suite: Suite): Promise<void> {
+  await consoleDb().suites.put({ ...suite, updatedAt: Date.now() });
+}
+
+export async function createSuite(name: string, cases: SuiteCase[] = []): Promise<Suite> {
+  const now = Date.now();
+  const suite: Suite = { id: newSuiteId(), name: name.trim() || 'Untitled suite', createdAt: now, updatedAt: now, cases };
+  await consoleDb().suites.add(suite);
+  return suite;
+}
+
+/** Adds a case to a suite, in one transaction (another tab may be adding one too). */
+export async function addCase(suiteId: string, c: SuiteCase): Promise<void> {
+  const db = consoleDb();
+  await db.transaction('rw', db.suites, async () => {
+    const suite = await db.suites.get(suiteId);
+    if (!suite) throw new Error('That suite is no longer in this browser.');
+    await db.suites.put({ ...suite, cases: [...suite.cases, c], updatedAt: Date.now() });
+  });
+}
+
+export async function updateCase(suiteId: string, c: SuiteCase): Promise<void> {
+  const db = consoleDb();
+  await db.transaction('rw', db.suites, async () => {
+    const suite = await db.suites.get(suiteId);
+    if (!suite) throw new Error('That suite is no longer in this browser.');
+    await db.suites.put({ ...suite, cases: suite.cases.map((x) => (x.id === c.id ? c : x)), updatedAt: Date.now() });
+  });
+}
+
+export async function removeCase(suiteId: string, caseId: string): Promise<void> {
+  const db = consoleDb();
+  await db.transaction('rw', db.suites, async () => {
+    const suite = await db.suites.get(suiteId);
+    if (suite) await db.suites.put({ ...suite, cases: suite.cases.filter((x) => x.id !== caseId), updatedAt: Date.now() });
+  });
+}
+
+async function deleteRuns(ids: readonly string[]): Promise<void> {
+  const db = consoleDb();
+  await db.transaction('rw', [db.suiteRuns, db.caseResults, db.caseDetails], async () => {
+    for (const id of ids) {
+      const keys = (await db.caseResults.where('suiteRunId').equals(id).primaryKeys()) as string[];
+      await db.caseDetails.bulkDelete(keys);
+      await db.caseResults.bulkDelete(keys);
+    }
+    await db.suiteRuns.bulkDelete(ids as string[]);
+  });
+}
+
+export async function deleteSuite(id: string): Promise<void> {
+  const db = consoleDb();
+  const runs = (await db.suiteRuns.where('suiteId').equals(id).primaryKeys()) as string[];
+  await deleteRuns(runs);
+  await db.suites.delete(id);
+}
+
+export async function startSuiteRun(run: StoredSuiteRun): Promise<void> {
+  const db = consoleDb();
+  await db.suiteRuns.put(run);
+  const older = (await db.suiteRuns.where('suiteId').equals(run.suiteId).sortBy('startedAt')).reverse().slice(SUITE_RUNS_KEPT);
+  // A run still going on in another tab is not taken from under it.
+  await deleteRuns(older.filter((r) => r.status !== 'running').map((r) => r.id));
+}
+
+/** Writes a batch of results, each with its run's events and answer apart, in one transaction. */
+export async function writeResults(suiteRunId: string, results: readonly { index: number; result: CaseResult }[]): Promise<void> {
+  if (!results.length) return;
+  const db = consoleDb();
+  const rows: StoredCaseResult[] = [];
+  const details: StoredCaseDetails[] = [];
+  for (const { index, result } of results) {
+    const { details: d, ...rest } = result;
+    const id = `${suiteRunId}:${result.key}`;
+    rows.push({ ...rest, id, suiteRunId, index });
+    details.push({ id, ...d });
+  }
+  await db.transaction('rw', [db.caseResults, db.caseDetails], async () => {
+    await db.caseResults.bulkPut(rows);
+    await db.caseDetails.bulkPut(details);
+  });
+}
+
+export async function finishSuiteRun(id: string, patch: Pick<StoredSuiteRun, 'status' | 'summary' | 'endedAt'>): Promise<void> {
+  await consoleDb().suiteRuns.update(id, patch);
+}
+
+export async function caseDetails(id: string): Promise<HistoryDetails | undefined> {
+  const row = await consoleDb().caseDetails.get(id);
+  if (!row) return undefined;
+  const { id: _id, ...details } = row;
+  return details;
+}
+
+/** The Web Lock a tab holds while it runs a suite: a run in the database that no tab holds was cut off. */
+export const SUITE_LOCK_PREFIX = 'mac-suite-run:';
+
+/** Suite runs left `running` by a tab that closed or reloaded are told as interrupted, once. */
+export async function sweepSuiteRuns(): Promise<number> {
+  const locks = typeof navigator !== 'undefined' ? navigator.locks : undefined;
+  if (!locks) return 0;
+  const running = await consoleDb().suiteRuns.where('status').equals('running').toArray();
+  if (!running.length) return 0;
+  const held = new Set(((await locks.query()).held ?? []).map((l) => l.name));
+  const cut = running.filter((r) => !held.has(`${SUITE_LOCK_PREFIX}${r.id}`));
+  for (const r of cut) await consoleDb().suiteRuns.update(r.id, { status: 'interrupted' });
+  return cut.length;
+}

@@ -1,0 +1,150 @@
+/**
+ * A suite as one JSON file (docs/suite-file.schema.json, docs/suite-file.md): what **Export
+ * suite** writes, what import and `npm run suite` read. A file that is not one is refused with
+ * each problem's place in it: line and column, the case by its name, the JSON path.
+ */
+
+import { findNodeAtLocation, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
+import schema from '../../../../../docs/suite-file.schema.json';
+import { linearPattern } from '../../../../lib/linear-pattern';
+import { compileSchemaCheck, type SchemaCheck } from '../../../../lib/schema-check';
+import type { Suite, SuiteCase } from './suite';
+
+export const SUITE_FILE_FORMAT = 'metadata-agents-console/suite';
+/** A suite file read at most this large. */
+export const MAX_SUITE_FILE_BYTES = 20 * 1024 * 1024;
+
+export interface SuiteFile {
+  format: typeof SUITE_FILE_FORMAT;
+  version: 1;
+  exportedAt?: string;
+  suite: { name: string };
+  cases: SuiteCase[];
+}
+
+/** The file of a suite: its name and cases; nothing of where it ran. */
+export function suiteFileOf(suite: Pick<Suite, 'name' | 'cases'>, now = new Date()): SuiteFile {
+  return {
+    format: SUITE_FILE_FORMAT,
+    version: 1,
+    exportedAt: now.toISOString(),
+    suite: { name: suite.name },
+    // Only the case's own members, so nothing the console adds to a stored case leaks into a file.
+    cases: suite.cases.map((c) => ({
+      id: c.id,
+      name: c.name,
+      agent: { id: c.agent.id, ...(c.agent.name !== undefined && { name: c.agent.name }) },
+      api: c.api,
+      mode: c.mode,
+      ...(c.input !== undefined && { input: c.input }),
+      ...(c.messages !== undefined && { messages: c.messages }),
+      ...(c.timeoutMs !== undefined && { timeoutMs: c.timeoutMs }),
+      ...(c.policy !== undefined && { policy: c.policy }),
+      assertions: c.assertions,
+      ...(c.rows?.length && { rows: c.rows }),
+    })),
+  };
+}
+
+export type ParsedSuiteFile = { ok: true; file: SuiteFile } | { ok: false; problems: string[] };
+
+let check: SchemaCheck | undefined;
+
+/** Line and column (from 1) of a character offset. */
+function lineColumn(text: string, offset: number): string {
+  let line = 1;
+  let last = -1;
+  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) {
+    line++;
+    last = i;
+  }
+  return `${line}:${offset - last}`;
+}
+
+function segmentsOf(pointer: string): (string | number)[] {
+  if (!pointer) return [];
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
+}
+
+/** `cases[2] “Echo hello” › assertions[0] › kind`: the JSON path in words, a case named by its name. */
+function pathWords(segments: readonly (string | number)[], json: unknown): string {
+  const out: string[] = [];
+  let value: unknown = json;
+  for (const s of segments) {
+    value = typeof value === 'object' && value !== null ? (value as Record<string | number, unknown>)[s] : undefined;
+    if (typeof s === 'number') {
+      const named = out.length === 1 && out[0] === 'cases' && typeof (value as { name?: unknown })?.name === 'string' ? ` “${(value as { name: string }).name}”` : '';
+      out[out.length - 1] += `[${s}]${named}`;
+    } else out.push(s);
+  }
+  return out.join(' › ') || '(the file)';
+}
+
+/** Where a JSON pointer is in the text: `name:line:column`. */
+function placeOf(name: string, text: string, root: Node | undefined, segments: (string | number)[]): string {
+  // The deepest node the path reaches: a member the file lacks is placed at the object that lacks it.
+  for (let n = segments.length; n >= 0; n--) {
+    const node = root && findNodeAtLocation(root, segments.slice(0, n));
+    if (node) return `${name}:${lineColumn(text, node.offset)}`;
+  }
+  return name;
+}
+
+/**
+ * Reads a suite file, or says every problem (up to 20) with its place: the JSON's own syntax
+ * errors by line and column, then what the schema refuses, then cases that share an id, a
+ * pattern that cannot be matched in linear time, a JSON Schema that cannot be used.
+ */
+export function parseSuiteFile(text: string, name = 'the file'): ParsedSuiteFile {
+  const errors: ParseError[] = [];
+  const root = parseTree(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+  if (errors.length || !root) {
+    // The first syntax error is the one to fix: those after it follow from it.
+    const problems = errors.slice(0, 1).map((e) => `${name}:${lineColumn(text, e.offset)}: not valid JSON (${printParseErrorCode(e.error)})`);
+    return { ok: false, problems: problems.length ? problems : [`${name}: empty, not a suite file`] };
+  }
+  const json: unknown = JSON.parse(text);
+  if (typeof json !== 'object' || json === null || (json as { format?: unknown }).format !== SUITE_FILE_FORMAT) {
+    return { ok: false, problems: [`${name}:${lineColumn(text, root.offset)}: not a suite file: it needs "format": "${SUITE_FILE_FORMAT}" (docs/suite-file.md)`] };
+  }
+  check ??= compileSchemaCheck(schema);
+  const schemaErrors = check(json);
+  const problems: string[] = [];
+  // One problem per place: an if/then that failed says so once, after what failed inside it.
+  const seen = new Set<string>();
+  for (const e of schemaErrors) {
+    if (e.keyword === 'if' || seen.has(e.instancePath)) continue;
+    seen.add(e.instancePath);
+    const segments = segmentsOf(e.instancePath);
+    const allowed = e.keyword === 'enum' && Array.isArray((e.params as { allowedValues?: unknown }).allowedValues) ? ` (${((e.params as { allowedValues: unknown[] }).allowedValues).join(', ')})` : '';
+    const extra = e.keyword === 'additionalProperties' ? ` (“${String((e.params as { additionalProperty?: unknown }).additionalProperty)}”)` : '';
+    problems.push(`${placeOf(name, text, root, segments)}: ${pathWords(segments, json)}: ${e.message}${allowed}${extra}`);
+  }
+  if (problems.length) return { ok: false, problems: problems.slice(0, 20) };
+  const file = json as SuiteFile;
+  const ids = new Map<string, number>();
+  file.cases.forEach((c, i) => {
+    const at = (rest: (string | number)[]) => `${placeOf(name, text, root, ['cases', i, ...rest])}: ${pathWords(['cases', i, ...rest], json)}`;
+    const first = ids.get(c.id);
+    if (first !== undefined) problems.push(`${at(['id'])}: the same id as cases[${first}]; each case needs its own`);
+    else ids.set(c.id, i);
+    c.assertions.forEach((a, j) => {
+      if (a.kind === 'answer-matches') {
+        const p = linearPattern(a.pattern);
+        if (!p.ok) problems.push(`${at(['assertions', j, 'pattern'])}: the pattern cannot be used: ${p.why}`);
+      }
+      if (a.kind === 'answer-schema' && a.schema) {
+        try {
+          compileSchemaCheck(a.schema);
+        } catch (err) {
+          problems.push(`${at(['assertions', j, 'schema'])}: not a usable JSON Schema: ${err instanceof Error ? err.message : String(err)}`);
+        }
+      }
+    });
+  });
+  return problems.length ? { ok: false, problems: problems.slice(0, 20) } : { ok: true, file };
+}

@@ -1,0 +1,56 @@
+/**
+ * A suite run in the page, against the reference service on the page's own origin: the
+ * console's own stream reader (fetch-event-source), results kept in the database in batches,
+ * progress told, and Stop ending it: runs in flight stopped, a durable one cancelled at the service.
+ */
+import { Dexie } from 'dexie';
+import { waitFor } from '@testing-library/react';
+import { expect, it } from 'vitest';
+import { mintAgentsToken, referenceConnection, servicePosts } from '../../../../test-support/reference-service';
+import { consoleDb } from '../console-db';
+import type { SuiteCase } from './suite';
+import { createSuite } from './suite-db';
+import { suiteRuns } from './suite-runs';
+
+const user = (text: string) => [{ role: 'USER' as const, content: [{ type: 'text' as const, text }] }];
+
+it('runs every case and row in the page, keeps each result with its run, and sums them up', async () => {
+  const token = await mintAgentsToken();
+  const echo: SuiteCase = { id: 'echo', name: 'Echo', agent: { id: 'echo-assistant' }, api: 'platform', mode: 'stream', messages: user('x'), rows: [{ message: 'one' }, { message: 'two' }, { message: 'three' }], assertions: [{ kind: 'answer-contains', text: '"{{message}}"' }, { kind: 'spec-lens' }] };
+  const wrong: SuiteCase = { ...echo, id: 'wrong', name: 'Wrong', rows: undefined, assertions: [{ kind: 'answer-equals', text: 'nothing' }] };
+  const suite = await createSuite('In the page', [echo, wrong]);
+  const id = suiteRuns.start(suite, referenceConnection(token, 'fp-suite'), { concurrency: 2 })!;
+  expect(suiteRuns.start(suite, referenceConnection(token, 'fp-suite'), { concurrency: 2 })).toBeUndefined();
+  await waitFor(() => expect(suiteRuns.of(suite.id)?.ended).toBe(true), { timeout: 20_000 });
+  expect(suiteRuns.of(suite.id)).toMatchObject({ id, total: 4, passed: 3, failed: 1, summary: { total: 4, passed: 3, failed: 1 } });
+  const results = await consoleDb().caseResults.where('[suiteRunId+index]').between([id, Dexie.minKey], [id, Dexie.maxKey]).toArray();
+  expect(results.map((r) => [r.key, r.verdict])).toEqual([['echo#1', 'passed'], ['echo#2', 'passed'], ['echo#3', 'passed'], ['wrong', 'failed']]);
+  expect(results[3]!.assertions[0]).toMatchObject({ pass: false, actual: expect.stringContaining('You asked: "x"') });
+  expect((await consoleDb().caseDetails.get(`${id}:echo#2`))!.events!.length).toBeGreaterThan(5);
+  expect(await consoleDb().suiteRuns.get(id)).toMatchObject({ status: 'done', total: 4, summary: { passed: 3 } });
+});
+
+it('Stop ends the suite run: runs in flight are stopped, a durable run is asked to cancel, nothing else is sent', async () => {
+  const token = await mintAgentsToken();
+  const slow: SuiteCase = { id: 'slow', name: 'Slow', agent: { id: 'slow-storyteller' }, api: 'platform', mode: 'stream', messages: user('tell'), assertions: [{ kind: 'outcome', expect: 'success' }] };
+  const long: SuiteCase = { id: 'long', name: 'Long', agent: { id: 'long-runner' }, api: 'platform', mode: 'durable', messages: user('go'), policy: { kind: 'approve-all' }, assertions: [] };
+  const later: SuiteCase = { ...slow, id: 'later', name: 'Later' };
+  const suite = await createSuite('Stopped', [slow, long, later]);
+  const postsBefore = (await servicePosts()).length;
+  const id = suiteRuns.start(suite, referenceConnection(token, 'fp-stop'), { concurrency: 2 })!;
+  await waitFor(() => expect(suiteRuns.of(suite.id)?.running).toBe(2));
+  // Until the durable run exists at the service (its 201 answered): Stop then cancels it there.
+  await waitFor(async () => expect((await servicePosts()).slice(postsBefore).some((p) => p.path === '/api/agents/long-runner/runs' && p.status === 201)).toBe(true), { timeout: 10_000 });
+  await new Promise((r) => setTimeout(r, 300));
+  suiteRuns.stop(id);
+  await waitFor(() => expect(suiteRuns.of(suite.id)?.ended).toBe(true), { timeout: 10_000 });
+  expect(suiteRuns.of(suite.id)).toMatchObject({ stopped: 2, passed: 0, failed: 0, results: [expect.anything(), expect.anything()] });
+  expect(await consoleDb().suiteRuns.get(id)).toMatchObject({ status: 'stopped' });
+  const long2 = (await consoleDb().caseResults.get(`${id}:long`))!;
+  expect(long2.entry.transitions?.some((t) => t.note === 'You asked the service to cancel the run.')).toBe(true);
+  const read = await fetch(`/api/agents/long-runner/runs/${long2.entry.runId}`, { headers: { Authorization: `Bearer ${token}` } });
+  expect(((await read.json()) as { run: { state: string } }).run.state).toMatch(/^CANCELL(ING|ED)$/);
+  // The third case was never sent: one stream and one durable run, no more.
+  expect((await servicePosts()).slice(postsBefore).map((p) => p.path)).toEqual(expect.arrayContaining(['/api/agents/slow-storyteller/runs', '/api/agents/long-runner/runs']));
+  expect((await servicePosts()).slice(postsBefore).filter((p) => p.path === '/api/agents/slow-storyteller/runs')).toHaveLength(1);
+});
