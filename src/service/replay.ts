@@ -26,7 +26,7 @@ import { noneMatchHits } from './etag.ts';
 import { familyOf, refusalBody, type Family, type Refusal } from './families.ts';
 import { closeAfterTooLarge, MAX_BODY_BYTES, type Env } from './http.ts';
 import { REDACTED, type Recording } from './recording.ts';
-import { streamSse } from './sse.ts';
+import { sleepUnless, streamSse } from './sse.ts';
 import type { Store } from './store.ts';
 
 /** A recording as the replay matches it. */
@@ -211,18 +211,8 @@ export function matchingRecordings(recordings: readonly LoadedRecording[], req: 
 
 // --- Answering ----------------------------------------------------------------------------
 
-const sleepUntil = (t: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const ms = t - performance.now();
-    if (ms <= 0 || signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
+/** Waits until `t` (performance.now() time), or until the answer is abandoned. */
+const sleepUntil = (t: number, signal: AbortSignal) => sleepUnless(t - performance.now(), signal);
 
 function familyAnswer(c: Context<Env>, family: Family, r: Refusal): Response {
   const { contentType, body } = refusalBody(family, r, c.get('requestId'));

@@ -329,9 +329,10 @@ export function streamSse(
   return response;
 }
 
-function sleepUnless(ms: number, signal: AbortSignal): Promise<void> {
+/** Waits `ms`, or until `signal` aborts, whichever comes first; never rejects. */
+export function sleepUnless(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
+    if (ms <= 0 || signal.aborted) return resolve();
     const done = () => {
       clearTimeout(timer);
       signal.removeEventListener('abort', done);

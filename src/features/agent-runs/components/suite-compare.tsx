@@ -7,6 +7,21 @@ import { compareSuiteRuns } from '../model/suite/summary';
 const label = (r: StoredSuiteRun) =>
   `${new Date(r.startedAt).toLocaleString()} · ${r.target.profileLabel}${r.target.api ? ` · ${r.target.api === 'legacy' ? 'legacy' : 'current'} API` : ''}${r.target.agentId ? ` · agent ${r.target.agentId}` : ''}`;
 
+function RunChoice({ id, label: text, runs, value, onChange }: { id: string; label: string; runs: readonly StoredSuiteRun[]; value: string; onChange: (id: string) => void }) {
+  return (
+    <div className="field">
+      <label htmlFor={id}>{text}</label>
+      <select id={id} value={value} onChange={(e) => onChange(e.target.value)}>
+        {runs.map((r) => (
+          <option key={r.id} value={r.id}>
+            {label(r)}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
 const OUTCOME_WORDS = { regression: 'Regression', fixed: 'Fixed', new: 'Only in B', gone: 'Only in A', same: 'Same' } as const;
 
 /**
@@ -27,26 +42,8 @@ export const SuiteCompare = memo(function SuiteCompare({ runs }: { runs: readonl
     <section className="suite-compare panel" aria-labelledby={`${id}-head`}>
       <h2 id={`${id}-head`}>Compare two runs</h2>
       <div className="suite-run-options">
-        <div className="field">
-          <label htmlFor={`${id}-a`}>A (before)</label>
-          <select id={`${id}-a`} value={a} onChange={(e) => setA(e.target.value)}>
-            {runs.map((r) => (
-              <option key={r.id} value={r.id}>
-                {label(r)}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor={`${id}-b`}>B (after)</label>
-          <select id={`${id}-b`} value={b} onChange={(e) => setB(e.target.value)}>
-            {runs.map((r) => (
-              <option key={r.id} value={r.id}>
-                {label(r)}
-              </option>
-            ))}
-          </select>
-        </div>
+        <RunChoice id={`${id}-a`} label="A (before)" runs={runs} value={a} onChange={setA} />
+        <RunChoice id={`${id}-b`} label="B (after)" runs={runs} value={b} onChange={setB} />
       </div>
       {a === b && <p className="muted">Choose two different runs.</p>}
       {comparison && (

@@ -106,6 +106,16 @@ export interface MetaRow {
   value: unknown;
 }
 
+/** Version 1's tables, as the first release of this database wrote them: never edit (a new version adds). */
+export const VERSION_1_STORES = {
+  runs: 'id, startedAt, item, request.agentId, request.thread.id, runId, status',
+  details: 'id',
+  events: '[id+slice]',
+  items: 'id, lastAt',
+  cleared: 'id, at',
+  meta: 'key',
+} as const;
+
 export class ConsoleDb extends Dexie {
   runs!: EntityTable<StoredRun, 'id'>;
   details!: EntityTable<StoredDetails, 'id'>;
@@ -120,14 +130,7 @@ export class ConsoleDb extends Dexie {
 
   constructor(name = DB_NAME) {
     super(name);
-    this.version(1).stores({
-      runs: 'id, startedAt, item, request.agentId, request.thread.id, runId, status',
-      details: 'id',
-      events: '[id+slice]',
-      items: 'id, lastAt',
-      cleared: 'id, at',
-      meta: 'key',
-    });
+    this.version(1).stores(VERSION_1_STORES);
     // Version 2: agent test suites, their runs and each case's result (and, apart, its run's events and answer).
     this.version(2).stores({
       suites: 'id, updatedAt',

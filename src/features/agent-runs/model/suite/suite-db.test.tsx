@@ -6,7 +6,7 @@ import { waitFor } from '@testing-library/react';
 import { Dexie } from 'dexie';
 import { expect, it } from 'vitest';
 import { mintAgentsToken, referenceConnection } from '../../../../test-support/reference-service';
-import { consoleDb, ConsoleDb } from '../console-db';
+import { consoleDb, ConsoleDb, VERSION_1_STORES } from '../console-db';
 import { evictionNotice, listRuns, saveRun, setRetentionLimits, wipeHistory } from '../history';
 import { runRequest } from '../run-request';
 import type { SuiteCase } from './suite';
@@ -19,14 +19,7 @@ it('a database written by version 1 opens at version 2 and keeps its runs, detai
   const name = `mac-v1-${Date.now()}`;
   // Written exactly as version 1 declared it, by a Dexie that knows no later version.
   const v1 = new Dexie(name);
-  v1.version(1).stores({
-    runs: 'id, startedAt, item, request.agentId, request.thread.id, runId, status',
-    details: 'id',
-    events: '[id+slice]',
-    items: 'id, lastAt',
-    cleared: 'id, at',
-    meta: 'key',
-  });
+  v1.version(1).stores(VERSION_1_STORES);
   const request = runRequest('platform', 'stream', { id: 'echo-assistant' }, { messages: [{ role: 'USER', content: [{ type: 'text', text: 'kept' }] }] });
   const run = { id: 'run_v1', startedAt: 5, request, target: { profileLabel: 'Reference', mode: 'same-origin', baseUrl: '' }, status: 'done', durationMs: 3, eventCount: 1, bytes: 9, transcript: 'kept', item: 'run_v1', size: 100, detailsBytes: 10 };
   await v1.table('runs').put(run);
