@@ -79,9 +79,12 @@ export async function startSuiteRun(run: StoredSuiteRun): Promise<void> {
   await deleteRuns(older.filter((r) => r.status !== 'running').map((r) => r.id));
 }
 
-/** Writes a batch of results, each with its run's events and answer apart, in one transaction. */
-export async function writeResults(suiteRunId: string, results: readonly { index: number; result: CaseResult }[]): Promise<void> {
-  if (!results.length) return;
+/**
+ * Writes a batch of results, each with its run's events and answer apart, in one transaction.
+ * Answers false, writing nothing, when the suite run is no longer kept (its suite deleted, here
+ * or in another tab): results of a run no longer there would never be let go.
+ */
+export async function writeResults(suiteRunId: string, results: readonly { index: number; result: CaseResult }[]): Promise<boolean> {
   const db = consoleDb();
   const rows: StoredCaseResult[] = [];
   const details: StoredCaseDetails[] = [];
@@ -91,9 +94,12 @@ export async function writeResults(suiteRunId: string, results: readonly { index
     rows.push({ ...rest, id, suiteRunId, index });
     details.push({ id, ...d });
   }
-  await db.transaction('rw', [db.caseResults, db.caseDetails], async () => {
+  return db.transaction('rw', [db.suiteRuns, db.caseResults, db.caseDetails], async () => {
+    if (!(await db.suiteRuns.get(suiteRunId))) return false;
+    if (!rows.length) return true;
     await db.caseResults.bulkPut(rows);
     await db.caseDetails.bulkPut(details);
+    return true;
   });
 }
 

@@ -54,3 +54,19 @@ it('Stop ends the suite run: runs in flight are stopped, a durable run is asked 
   expect((await servicePosts()).slice(postsBefore).map((p) => p.path)).toEqual(expect.arrayContaining(['/api/agents/slow-storyteller/runs', '/api/agents/long-runner/runs']));
   expect((await servicePosts()).slice(postsBefore).filter((p) => p.path === '/api/agents/slow-storyteller/runs')).toHaveLength(1);
 });
+
+it('a suite deleted while it runs keeps nothing of that run: results that end after the delete are not written for a run no longer there', async () => {
+  const token = await mintAgentsToken();
+  const slow: SuiteCase = { id: 'slow', name: 'Slow', agent: { id: 'slow-storyteller' }, api: 'platform', mode: 'stream', messages: user('tell'), assertions: [{ kind: 'outcome', expect: 'success' }] };
+  const suite = await createSuite('Deleted while running', [slow]);
+  const id = suiteRuns.start(suite, referenceConnection(token, 'fp-deleted'), { concurrency: 1 })!;
+  await waitFor(() => expect(suiteRuns.of(suite.id)?.running).toBe(1));
+  await waitFor(async () => expect(await consoleDb().suiteRuns.get(id)).toBeDefined());
+  await suiteRuns.deleteSuite(suite.id);
+  // The suite is gone: its run is stopped with it, not followed to its end (the story takes 20 s).
+  await waitFor(() => expect(suiteRuns.of(suite.id)?.ended).toBe(true), { timeout: 40_000 });
+  expect(suiteRuns.of(suite.id)).toMatchObject({ stopped: 1, passed: 0 });
+  expect(await consoleDb().suiteRuns.get(id)).toBeUndefined();
+  expect(await consoleDb().caseResults.where('suiteRunId').equals(id).count()).toBe(0);
+  expect(await consoleDb().caseDetails.get(`${id}:slow`)).toBeUndefined();
+}, 60_000);

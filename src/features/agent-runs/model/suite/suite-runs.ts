@@ -7,7 +7,7 @@
 
 import type { RunConnection } from '../run-store';
 import type { RunTarget } from '../run-record';
-import { finishSuiteRun, startSuiteRun, SUITE_LOCK_PREFIX, writeResults } from './suite-db';
+import { deleteSuite, finishSuiteRun, startSuiteRun, SUITE_LOCK_PREFIX, writeResults } from './suite-db';
 import { runSuite, type CaseResult, type Verdict } from './runner';
 import { itemsOf, newSuiteId, type RunOverrides, type Suite } from './suite';
 import { summarize, type SuiteSummary } from './summary';
@@ -107,7 +107,10 @@ class SuiteRuns {
       const batch = pending;
       pending = [];
       writing = writing
-        .then(() => writeResults(id, batch))
+        .then(async () => {
+          // The suite was deleted (in another tab too): nothing more of its run is sent or kept.
+          if (!(await writeResults(id, batch))) controller.abort();
+        })
         .catch((err: unknown) => this.patch(id, { writeError: err instanceof Error ? err.message : String(err) }));
     };
     const all: CaseResult[] = [];
@@ -175,6 +178,13 @@ class SuiteRuns {
     if (locks) void locks.request(`${SUITE_LOCK_PREFIX}${id}`, go).catch(() => undefined);
     else void go();
     return id;
+  }
+
+  /** Deletes a suite: its run going on in this tab is stopped first, so nothing more is sent for a suite no longer there. */
+  async deleteSuite(suiteId: string): Promise<void> {
+    const live = this.of(suiteId);
+    if (live && !live.ended) this.stop(live.id);
+    await deleteSuite(suiteId);
   }
 
   stop(id: string): void {
