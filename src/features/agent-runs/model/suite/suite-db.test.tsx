@@ -10,7 +10,7 @@ import { consoleDb, ConsoleDb } from '../console-db';
 import { evictionNotice, listRuns, saveRun, setRetentionLimits, wipeHistory } from '../history';
 import { runRequest } from '../run-request';
 import type { SuiteCase } from './suite';
-import { createSuite, finishSuiteRun, startSuiteRun, SUITE_LOCK_PREFIX, SUITE_RUNS_KEPT, sweepSuiteRuns } from './suite-db';
+import { createSuite, deleteSuite, finishSuiteRun, startSuiteRun, SUITE_LOCK_PREFIX, SUITE_RUNS_KEPT, sweepSuiteRuns, writeResults } from './suite-db';
 import { suiteRuns } from './suite-runs';
 
 const user = (text: string) => [{ role: 'USER' as const, content: [{ type: 'text' as const, text }] }];
@@ -118,4 +118,14 @@ it('the sweep never turns a suite run that ended meanwhile into an interrupted o
   await finishSuiteRun('ends_now', { status: 'done', endedAt: 2 });
   await sweeping;
   expect(await consoleDb().suiteRuns.get('ends_now')).toMatchObject({ status: 'done', endedAt: 2 });
+});
+
+it('results of a suite run whose suite was deleted (in another tab too) are not written: nothing would ever let them go', async () => {
+  const suite = await createSuite('Deleted elsewhere', []);
+  await startSuiteRun({ id: 'elsewhere', suiteId: suite.id, suiteName: suite.name, startedAt: 1, status: 'done', target: { profileId: 'reference', profileLabel: 'Reference' }, concurrency: 1, total: 1 });
+  await deleteSuite(suite.id);
+  const result = { key: 'late', caseId: 'late', name: 'Late', verdict: 'stopped' as const, assertions: [], entry: { id: 'x', startedAt: 1, request: runRequest('platform', 'wait', { id: 'echo-assistant' }, { messages: user('x') }), target: { profileLabel: 'Reference', mode: 'same-origin' as const, baseUrl: '' }, status: 'stopped' as const, durationMs: 1, eventCount: 0, bytes: 0, transcript: '' }, details: {} };
+  expect(await writeResults('elsewhere', [{ index: 0, result }])).toBe(false);
+  expect(await consoleDb().caseResults.get('elsewhere:late')).toBeUndefined();
+  expect(await consoleDb().caseDetails.get('elsewhere:late')).toBeUndefined();
 });
