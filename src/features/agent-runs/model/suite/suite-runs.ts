@@ -59,11 +59,21 @@ class SuiteRuns {
 
   getVersion = () => this.version;
 
+  /** How many suite runs this tab holds in memory (the last of each suite). */
+  get held(): number {
+    return this.runs.size;
+  }
+
   /** The run of a suite this tab runs now, or ran last. */
   of(suiteId: string): LiveSuiteRun | undefined {
     let last: LiveSuiteRun | undefined;
     for (const r of this.runs.values()) if (r.suiteId === suiteId && (!last || r.started >= last.started)) last = r;
     return last;
+  }
+
+  /** Lets go of this suite's ended runs. */
+  private forget(suiteId: string): void {
+    for (const [id, r] of this.runs) if (r.suiteId === suiteId && r.ended) this.runs.delete(id);
   }
 
   private notify(now = false): void {
@@ -89,6 +99,8 @@ class SuiteRuns {
   start(suite: Suite, connection: RunConnection, options: { concurrency: number; overrides?: RunOverrides }): string | undefined {
     const current = this.of(suite.id);
     if (current && !current.ended) return undefined;
+    // Only the last run of a suite is shown live; the ones before are in the database: a tab that runs a suite all day holds one.
+    this.forget(suite.id);
     const items = itemsOf(suite.cases);
     const id = newSuiteId('suiterun');
     const started = Date.now();
@@ -185,6 +197,7 @@ class SuiteRuns {
     const live = this.of(suiteId);
     if (live && !live.ended) this.stop(live.id);
     await deleteSuite(suiteId);
+    this.forget(suiteId);
   }
 
   stop(id: string): void {
