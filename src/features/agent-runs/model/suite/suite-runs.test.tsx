@@ -81,3 +81,24 @@ it('a tab holds in memory only the last run of each suite: running a suite again
   }
   expect(suiteRuns.held - before).toBe(1);
 });
+
+it('Stop once every case has ended (its results still being written) leaves the run done, as it ended', async () => {
+  const token = await mintAgentsToken();
+  const echo: SuiteCase = { id: 'echo', name: 'Echo', agent: { id: 'echo-assistant' }, api: 'platform', mode: 'wait', messages: user('x'), assertions: [] };
+  const suite = await createSuite('Stopped too late', [echo]);
+  const id = suiteRuns.start(suite, referenceConnection(token, 'fp-late'), { concurrency: 1 })!;
+  await waitFor(() => expect(suiteRuns.of(suite.id)?.running).toBe(1));
+  // The database is busy (another tab writing, a slow disk): the run's last results wait to be written.
+  let busy = true;
+  const db = consoleDb();
+  const holding = db.transaction('rw', db.caseResults, async () => {
+    while (busy) await db.caseResults.get('nothing');
+  });
+  await waitFor(() => expect(suiteRuns.of(suite.id)).toMatchObject({ results: [expect.anything()], passed: 1 }), { timeout: 20_000 });
+  suiteRuns.stop(id);
+  busy = false;
+  await holding;
+  await waitFor(() => expect(suiteRuns.of(suite.id)?.ended).toBe(true), { timeout: 20_000 });
+  expect(await consoleDb().suiteRuns.get(id)).toMatchObject({ status: 'done', summary: { passed: 1, stopped: 0 } });
+  expect(suiteRuns.of(suite.id)).toMatchObject({ stopping: false, passed: 1 });
+});

@@ -171,10 +171,12 @@ class SuiteRuns {
           this.notify();
         },
       });
+      // Every case has ended: a Stop from now on (while the last results are written) changes nothing of how the run went.
+      const status = controller.signal.aborted ? 'stopped' : 'done';
+      this.controllers.delete(id);
       flush();
       await writing;
       const summary = summarize(all);
-      const status = controller.signal.aborted ? 'stopped' : 'done';
       await finishSuiteRun(id, { status, summary, endedAt: Date.now() });
       this.patch(id, { ended: true, running: 0, summary });
       this.controllers.delete(id);
@@ -183,6 +185,7 @@ class SuiteRuns {
     const locks = typeof navigator !== 'undefined' ? navigator.locks : undefined;
     const go = () =>
       run().catch((err: unknown) => {
+        this.controllers.delete(id);
         this.patch(id, { ended: true, running: 0, writeError: err instanceof Error ? err.message : String(err) });
         this.notify(true);
       });
