@@ -1,6 +1,7 @@
 import { useEffect } from 'react';
 import { useConnection } from '../../../lib/connection';
 import { purgeOldClears, sweepCutOff } from '../model/history';
+import { sweepSuiteRuns } from '../model/suite/suite-db';
 import { useFollowActive } from '../model/use-history';
 
 /** How often a visible tab looks for runs whose page was closed mid-request. */
@@ -8,17 +9,21 @@ const SWEEP_MS = 15_000;
 
 /**
  * What keeps history true while the console is open, whatever page is shown: every durable run
- * history shows as going on (on this profile) is followed to its end; a run cut off by a closed
- * or reloaded page is told as interrupted; a Clear too old to undo is let go for good.
+ * history shows as going on (on this profile) is followed to its end; a run (or a suite run) cut off by a
+ * closed or reloaded page is told as interrupted; a Clear too old to undo is let go for good.
  */
 export function HistoryKeeper() {
   const connection = useConnection();
   useFollowActive(connection);
   useEffect(() => {
     void purgeOldClears().catch(() => undefined);
-    void sweepCutOff().catch(() => undefined);
+    const sweep = () => {
+      void sweepCutOff().catch(() => undefined);
+      void sweepSuiteRuns().catch(() => undefined);
+    };
+    sweep();
     const t = setInterval(() => {
-      if (!document.hidden) void sweepCutOff().catch(() => undefined);
+      if (!document.hidden) sweep();
     }, SWEEP_MS);
     return () => clearInterval(t);
   }, []);

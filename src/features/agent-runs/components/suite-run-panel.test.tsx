@@ -1,8 +1,15 @@
-import { render, screen } from '@testing-library/react';
-import { expect, it } from 'vitest';
-import type { StoredSuiteRun } from '../model/console-db';
-import { SUITE_RUNS_KEPT } from '../model/suite/suite-db';
-import { RunsKeptNote } from './suite-run-panel';
+import { cleanup, render, screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, expect, it } from 'vitest';
+import { ConnectionContext, ConnectionsContext, type ActiveConnection, type Connections } from '../../../lib/connection';
+import { mintAgentsToken, referenceConnection } from '../../../test-support/reference-service';
+import { consoleDb, type StoredSuiteRun } from '../model/console-db';
+import type { Suite } from '../model/suite/suite';
+import { createSuite, SUITE_RUNS_KEPT } from '../model/suite/suite-db';
+import { suiteRuns } from '../model/suite/suite-runs';
+import { RunsKeptNote, SuiteRunPanel, useLiveSuiteRun } from './suite-run-panel';
+
+afterEach(() => cleanup());
 
 const run = (i: number, status: StoredSuiteRun['status'] = 'done'): StoredSuiteRun => ({ id: `r${i}`, suiteId: 's', suiteName: 'S', startedAt: Date.UTC(2026, 0, 1, 10, i), status, target: { profileId: 'p', profileLabel: 'P' }, concurrency: 4, total: 1 });
 
@@ -17,4 +24,31 @@ it('says how many runs of a suite are kept, apart from History, and which run th
   expect(screen.getByText(new RegExp(`The next Run suite lets go of the run of ${new Date(run(1).startedAt).toLocaleString().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.`))).toBeVisible();
   rerender(<RunsKeptNote runs={[...full.slice(1), run(0, 'running')]} />);
   expect(screen.queryByText(/lets go of/)).toBeNull();
+});
+
+it('Run suite runs against the profile in use when it is clicked: a profile chosen in the header since the page opened, not the one it opened with', async () => {
+  const user = userEvent.setup();
+  const token = await mintAgentsToken();
+  const profile = (id: string, label: string): ActiveConnection => ({ ...referenceConnection(token, `fp-${id}`), profileId: id, profileLabel: label, scopes: [], displayBaseUrl: '', outcomes: {}, recordOutcome: () => undefined, screenShare: false });
+  const a = profile('prof-a', 'Profile A');
+  const b = profile('prof-b', 'Profile B');
+  const connections: Connections = { profiles: [{ id: a.profileId, label: a.profileLabel }, { id: b.profileId, label: b.profileLabel }], connectionOf: (id) => [a, b].find((p) => p.profileId === id) };
+  const suite: Suite = await createSuite('Whose profile', [{ id: 'echo', name: 'Echo', agent: { id: 'echo-assistant' }, api: 'platform', mode: 'stream', messages: [{ role: 'USER', content: [{ type: 'text', text: 'hi' }] }], assertions: [] }]);
+  function Page({ current }: { current: ActiveConnection }) {
+    const live = useLiveSuiteRun(suite.id);
+    return (
+      <ConnectionsContext.Provider value={connections}>
+        <ConnectionContext.Provider value={current}>
+          <SuiteRunPanel suite={suite} live={live} onStarted={() => undefined} />
+        </ConnectionContext.Provider>
+      </ConnectionsContext.Provider>
+    );
+  }
+  const { rerender } = render(<Page current={a} />);
+  // The user switches to profile B (the header's profile menu), then runs the suite without touching its options.
+  rerender(<Page current={b} />);
+  expect(screen.getByLabelText<HTMLSelectElement>('Against profile').value).toBe('prof-b');
+  await user.click(screen.getByRole('button', { name: 'Run suite' }));
+  await waitFor(() => expect(suiteRuns.of(suite.id)?.ended).toBe(true), { timeout: 20_000 });
+  expect((await consoleDb().suiteRuns.get(suiteRuns.of(suite.id)!.id))?.target.profileId).toBe('prof-b');
 });

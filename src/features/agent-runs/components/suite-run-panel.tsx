@@ -78,7 +78,9 @@ export function SuiteRunPanel({ suite, live, onStarted }: { suite: Suite; live: 
   const id = useId();
   const connection = useConnection();
   const connections = useConnections();
-  const [profileId, setProfileId] = useState(connection.profileId);
+  // Unchosen, it is the profile in use: a switch of profile in the header while this page is open is what Run suite then uses.
+  const [chosenProfileId, setProfileId] = useState<string>();
+  const profileId = chosenProfileId ?? connection.profileId;
   const [api, setApi] = useState<'' | Flavour>('');
   const [agentId, setAgentId] = useState('');
   const [concurrency, setConcurrency] = useState(String(DEFAULT_CONCURRENCY));

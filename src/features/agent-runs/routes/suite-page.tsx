@@ -8,7 +8,8 @@ import { SuiteCompare } from '../components/suite-compare';
 import { SuiteResults } from '../components/suite-results';
 import { RunsKeptNote, SuiteRunPanel, useLiveSuiteRun } from '../components/suite-run-panel';
 import { consoleDb } from '../model/console-db';
-import { deleteSuite, putSuite } from '../model/suite/suite-db';
+import { putSuite } from '../model/suite/suite-db';
+import { suiteRuns } from '../model/suite/suite-runs';
 import { suiteFileOf } from '../model/suite/suite-file';
 
 /**
@@ -62,7 +63,7 @@ export function SuitePage() {
         {confirmDelete ? (
           <span className="confirm">
             Delete the suite, its {suite.cases.length} cases and their results?{' '}
-            <button type="button" className="danger" onClick={() => void deleteSuite(suite.id).then(() => navigate('/suites'))}>
+            <button type="button" className="danger" onClick={() => void suiteRuns.deleteSuite(suite.id).then(() => navigate('/suites'))}>
               Delete suite
             </button>
             <button type="button" onClick={() => setConfirmDelete(false)}>

@@ -10,7 +10,7 @@ import { consoleDb, ConsoleDb, VERSION_1_STORES } from '../console-db';
 import { evictionNotice, listRuns, saveRun, setRetentionLimits, wipeHistory } from '../history';
 import { runRequest } from '../run-request';
 import type { SuiteCase } from './suite';
-import { createSuite, startSuiteRun, SUITE_RUNS_KEPT } from './suite-db';
+import { createSuite, deleteSuite, finishSuiteRun, startSuiteRun, SUITE_LOCK_PREFIX, SUITE_RUNS_KEPT, sweepSuiteRuns, writeResults } from './suite-db';
 import { suiteRuns } from './suite-runs';
 
 const user = (text: string) => [{ role: 'USER' as const, content: [{ type: 'text' as const, text }] }];
@@ -80,4 +80,45 @@ it('a suite run and History keep to limits of their own: a suite’s runs never 
   } finally {
     setRetentionLimits();
   }
+});
+
+it('a suite run left running by a closed or reloaded tab is told as interrupted, and then counts against the runs a suite keeps', async () => {
+  const suite = await createSuite('Cut off', []);
+  const run = (id: string, startedAt: number, status: 'running' | 'done' = 'done') => ({ id, suiteId: suite.id, suiteName: suite.name, startedAt, status, target: { profileId: 'reference', profileLabel: 'Reference' }, concurrency: 1, total: 0 });
+  // Written as a tab does when it starts a run, by a tab that then closed: no tab holds its lock.
+  await consoleDb().suiteRuns.put(run('cut_off', 1, 'running'));
+  // One going on in this tab (its lock held) is left as it is.
+  let release = () => {};
+  const holding = new Promise<void>((r) => (release = r));
+  const locked = new Promise<void>((acquired) => void navigator.locks.request(`${SUITE_LOCK_PREFIX}going_on`, () => (acquired(), holding)));
+  await locked;
+  await consoleDb().suiteRuns.put(run('going_on', 2, 'running'));
+  try {
+    // Starting more runs than a suite keeps lets the cut-off run go (it no longer waits, running, for ever).
+    for (let i = 0; i < SUITE_RUNS_KEPT; i++) await startSuiteRun(run(`next_${i}`, 10 + i));
+    expect(await consoleDb().suiteRuns.get('cut_off')).toBeUndefined();
+    expect(await consoleDb().suiteRuns.get('going_on')).toMatchObject({ status: 'running' });
+  } finally {
+    release();
+  }
+});
+
+it('the sweep never turns a suite run that ended meanwhile into an interrupted one', async () => {
+  const suite = await createSuite('Ended meanwhile', []);
+  await consoleDb().suiteRuns.put({ id: 'ends_now', suiteId: suite.id, suiteName: suite.name, startedAt: 1, status: 'running', target: { profileId: 'reference', profileLabel: 'Reference' }, concurrency: 1, total: 0 });
+  // The sweep reads the running rows; the run's tab writes its end (and lets its lock go) before the sweep looks at the locks.
+  const sweeping = sweepSuiteRuns();
+  await finishSuiteRun('ends_now', { status: 'done', endedAt: 2 });
+  await sweeping;
+  expect(await consoleDb().suiteRuns.get('ends_now')).toMatchObject({ status: 'done', endedAt: 2 });
+});
+
+it('results of a suite run whose suite was deleted (in another tab too) are not written: nothing would ever let them go', async () => {
+  const suite = await createSuite('Deleted elsewhere', []);
+  await startSuiteRun({ id: 'elsewhere', suiteId: suite.id, suiteName: suite.name, startedAt: 1, status: 'done', target: { profileId: 'reference', profileLabel: 'Reference' }, concurrency: 1, total: 1 });
+  await deleteSuite(suite.id);
+  const result = { key: 'late', caseId: 'late', name: 'Late', verdict: 'stopped' as const, assertions: [], entry: { id: 'x', startedAt: 1, request: runRequest('platform', 'wait', { id: 'echo-assistant' }, { messages: user('x') }), target: { profileLabel: 'Reference', mode: 'same-origin' as const, baseUrl: '' }, status: 'stopped' as const, durationMs: 1, eventCount: 0, bytes: 0, transcript: '' }, details: {} };
+  expect(await writeResults('elsewhere', [{ index: 0, result }])).toBe(false);
+  expect(await consoleDb().caseResults.get('elsewhere:late')).toBeUndefined();
+  expect(await consoleDb().caseDetails.get('elsewhere:late')).toBeUndefined();
 });

@@ -72,14 +72,19 @@ export async function deleteSuite(id: string): Promise<void> {
 export async function startSuiteRun(run: StoredSuiteRun): Promise<void> {
   const db = consoleDb();
   await db.suiteRuns.put(run);
+  // A run a closed tab left `running` is told as interrupted first: else it is never let go, and a suite keeps more runs with every reload mid-run.
+  await sweepSuiteRuns(run.id).catch(() => 0);
   const older = (await db.suiteRuns.where('suiteId').equals(run.suiteId).sortBy('startedAt')).reverse().slice(SUITE_RUNS_KEPT);
   // A run still going on in another tab is not taken from under it.
   await deleteRuns(older.filter((r) => r.status !== 'running').map((r) => r.id));
 }
 
-/** Writes a batch of results, each with its run's events and answer apart, in one transaction. */
-export async function writeResults(suiteRunId: string, results: readonly { index: number; result: CaseResult }[]): Promise<void> {
-  if (!results.length) return;
+/**
+ * Writes a batch of results, each with its run's events and answer apart, in one transaction.
+ * Answers false, writing nothing, when the suite run is no longer kept (its suite deleted, here
+ * or in another tab): results of a run no longer there would never be let go.
+ */
+export async function writeResults(suiteRunId: string, results: readonly { index: number; result: CaseResult }[]): Promise<boolean> {
   const db = consoleDb();
   const rows: StoredCaseResult[] = [];
   const details: StoredCaseDetails[] = [];
@@ -89,9 +94,12 @@ export async function writeResults(suiteRunId: string, results: readonly { index
     rows.push({ ...rest, id, suiteRunId, index });
     details.push({ id, ...d });
   }
-  await db.transaction('rw', [db.caseResults, db.caseDetails], async () => {
+  return db.transaction('rw', [db.suiteRuns, db.caseResults, db.caseDetails], async () => {
+    if (!(await db.suiteRuns.get(suiteRunId))) return false;
+    if (!rows.length) return true;
     await db.caseResults.bulkPut(rows);
     await db.caseDetails.bulkPut(details);
+    return true;
   });
 }
 
@@ -109,14 +117,26 @@ export async function caseDetails(id: string): Promise<HistoryDetails | undefine
 /** The Web Lock a tab holds while it runs a suite: a run in the database that no tab holds was cut off. */
 export const SUITE_LOCK_PREFIX = 'mac-suite-run:';
 
-/** Suite runs left `running` by a tab that closed or reloaded are told as interrupted, once. */
-export async function sweepSuiteRuns(): Promise<number> {
+/**
+ * Suite runs left `running` by a tab that closed or reloaded are told as interrupted, once.
+ * Rows first, then locks: a run started in between is not among the rows. A run that ended in
+ * between (its end written, then its lock let go) is read again in the write's own transaction
+ * and left as it ended. `except`: the run the caller is starting.
+ */
+export async function sweepSuiteRuns(except?: string): Promise<number> {
   const locks = typeof navigator !== 'undefined' ? navigator.locks : undefined;
   if (!locks) return 0;
-  const running = await consoleDb().suiteRuns.where('status').equals('running').toArray();
+  const db = consoleDb();
+  const running = (await db.suiteRuns.where('status').equals('running').primaryKeys()) as string[];
   if (!running.length) return 0;
   const held = new Set(((await locks.query()).held ?? []).map((l) => l.name));
-  const cut = running.filter((r) => !held.has(`${SUITE_LOCK_PREFIX}${r.id}`));
-  for (const r of cut) await consoleDb().suiteRuns.update(r.id, { status: 'interrupted' });
-  return cut.length;
+  const cut = running.filter((id) => id !== except && !held.has(`${SUITE_LOCK_PREFIX}${id}`));
+  if (!cut.length) return 0;
+  return db.transaction('rw', db.suiteRuns, () =>
+    db.suiteRuns
+      .where('id')
+      .anyOf(cut)
+      .filter((r) => r.status === 'running')
+      .modify({ status: 'interrupted' }),
+  );
 }

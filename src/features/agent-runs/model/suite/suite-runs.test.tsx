@@ -54,3 +54,51 @@ it('Stop ends the suite run: runs in flight are stopped, a durable run is asked 
   expect((await servicePosts()).slice(postsBefore).map((p) => p.path)).toEqual(expect.arrayContaining(['/api/agents/slow-storyteller/runs', '/api/agents/long-runner/runs']));
   expect((await servicePosts()).slice(postsBefore).filter((p) => p.path === '/api/agents/slow-storyteller/runs')).toHaveLength(1);
 });
+
+it('a suite deleted while it runs keeps nothing of that run: results that end after the delete are not written for a run no longer there', async () => {
+  const token = await mintAgentsToken();
+  const slow: SuiteCase = { id: 'slow', name: 'Slow', agent: { id: 'slow-storyteller' }, api: 'platform', mode: 'stream', messages: user('tell'), assertions: [{ kind: 'outcome', expect: 'success' }] };
+  const suite = await createSuite('Deleted while running', [slow]);
+  const id = suiteRuns.start(suite, referenceConnection(token, 'fp-deleted'), { concurrency: 1 })!;
+  await waitFor(() => expect(suiteRuns.of(suite.id)?.running).toBe(1));
+  await waitFor(async () => expect(await consoleDb().suiteRuns.get(id)).toBeDefined());
+  await suiteRuns.deleteSuite(suite.id);
+  // The suite is gone: its run is stopped with it (not followed to its end: the story takes 20 s), and the tab lets it go.
+  await waitFor(() => expect(suiteRuns.of(suite.id)?.ended ?? true).toBe(true), { timeout: 10_000 });
+  expect(await consoleDb().suiteRuns.get(id)).toBeUndefined();
+  expect(await consoleDb().caseResults.where('suiteRunId').equals(id).count()).toBe(0);
+  expect(await consoleDb().caseDetails.get(`${id}:slow`)).toBeUndefined();
+});
+
+it('a tab holds in memory only the last run of each suite: running a suite again lets the earlier run’s live results go', async () => {
+  const token = await mintAgentsToken();
+  const echo: SuiteCase = { id: 'echo', name: 'Echo', agent: { id: 'echo-assistant' }, api: 'platform', mode: 'stream', messages: user('x'), assertions: [] };
+  const suite = await createSuite('Again and again', [echo]);
+  const before = suiteRuns.held;
+  for (let i = 0; i < 3; i++) {
+    const id = suiteRuns.start(suite, referenceConnection(token, 'fp-again'), { concurrency: 1 })!;
+    await waitFor(() => expect(suiteRuns.of(suite.id)).toMatchObject({ id, ended: true }), { timeout: 20_000 });
+  }
+  expect(suiteRuns.held - before).toBe(1);
+});
+
+it('Stop once every case has ended (its results still being written) leaves the run done, as it ended', async () => {
+  const token = await mintAgentsToken();
+  const echo: SuiteCase = { id: 'echo', name: 'Echo', agent: { id: 'echo-assistant' }, api: 'platform', mode: 'wait', messages: user('x'), assertions: [] };
+  const suite = await createSuite('Stopped too late', [echo]);
+  const id = suiteRuns.start(suite, referenceConnection(token, 'fp-late'), { concurrency: 1 })!;
+  await waitFor(() => expect(suiteRuns.of(suite.id)?.running).toBe(1));
+  // The database is busy (another tab writing, a slow disk): the run's last results wait to be written.
+  let busy = true;
+  const db = consoleDb();
+  const holding = db.transaction('rw', db.caseResults, async () => {
+    while (busy) await db.caseResults.get('nothing');
+  });
+  await waitFor(() => expect(suiteRuns.of(suite.id)).toMatchObject({ results: [expect.anything()], passed: 1 }), { timeout: 20_000 });
+  suiteRuns.stop(id);
+  busy = false;
+  await holding;
+  await waitFor(() => expect(suiteRuns.of(suite.id)?.ended).toBe(true), { timeout: 20_000 });
+  expect(await consoleDb().suiteRuns.get(id)).toMatchObject({ status: 'done', summary: { passed: 1, stopped: 0 } });
+  expect(suiteRuns.of(suite.id)).toMatchObject({ stopping: false, passed: 1 });
+});

@@ -7,7 +7,7 @@
 
 import type { RunConnection } from '../run-store';
 import type { RunTarget } from '../run-record';
-import { finishSuiteRun, startSuiteRun, SUITE_LOCK_PREFIX, writeResults } from './suite-db';
+import { deleteSuite, finishSuiteRun, startSuiteRun, SUITE_LOCK_PREFIX, writeResults } from './suite-db';
 import { runSuite, type CaseResult, type Verdict } from './runner';
 import { itemsOf, newSuiteId, type RunOverrides, type Suite } from './suite';
 import { summarize, type SuiteSummary } from './summary';
@@ -59,11 +59,21 @@ class SuiteRuns {
 
   getVersion = () => this.version;
 
+  /** How many suite runs this tab holds in memory (the last of each suite). */
+  get held(): number {
+    return this.runs.size;
+  }
+
   /** The run of a suite this tab runs now, or ran last. */
   of(suiteId: string): LiveSuiteRun | undefined {
     let last: LiveSuiteRun | undefined;
     for (const r of this.runs.values()) if (r.suiteId === suiteId && (!last || r.started >= last.started)) last = r;
     return last;
+  }
+
+  /** Lets go of this suite's ended runs. */
+  private forget(suiteId: string): void {
+    for (const [id, r] of this.runs) if (r.suiteId === suiteId && r.ended) this.runs.delete(id);
   }
 
   private notify(now = false): void {
@@ -89,6 +99,8 @@ class SuiteRuns {
   start(suite: Suite, connection: RunConnection, options: { concurrency: number; overrides?: RunOverrides }): string | undefined {
     const current = this.of(suite.id);
     if (current && !current.ended) return undefined;
+    // Only the last run of a suite is shown live; the ones before are in the database: a tab that runs a suite all day holds one.
+    this.forget(suite.id);
     const items = itemsOf(suite.cases);
     const id = newSuiteId('suiterun');
     const started = Date.now();
@@ -107,7 +119,10 @@ class SuiteRuns {
       const batch = pending;
       pending = [];
       writing = writing
-        .then(() => writeResults(id, batch))
+        .then(async () => {
+          // The suite was deleted (in another tab too): nothing more of its run is sent or kept.
+          if (!(await writeResults(id, batch))) controller.abort();
+        })
         .catch((err: unknown) => this.patch(id, { writeError: err instanceof Error ? err.message : String(err) }));
     };
     const all: CaseResult[] = [];
@@ -156,10 +171,12 @@ class SuiteRuns {
           this.notify();
         },
       });
+      // Every case has ended: a Stop from now on (while the last results are written) changes nothing of how the run went.
+      const status = controller.signal.aborted ? 'stopped' : 'done';
+      this.controllers.delete(id);
       flush();
       await writing;
       const summary = summarize(all);
-      const status = controller.signal.aborted ? 'stopped' : 'done';
       await finishSuiteRun(id, { status, summary, endedAt: Date.now() });
       this.patch(id, { ended: true, running: 0, summary });
       this.controllers.delete(id);
@@ -168,6 +185,7 @@ class SuiteRuns {
     const locks = typeof navigator !== 'undefined' ? navigator.locks : undefined;
     const go = () =>
       run().catch((err: unknown) => {
+        this.controllers.delete(id);
         this.patch(id, { ended: true, running: 0, writeError: err instanceof Error ? err.message : String(err) });
         this.notify(true);
       });
@@ -175,6 +193,14 @@ class SuiteRuns {
     if (locks) void locks.request(`${SUITE_LOCK_PREFIX}${id}`, go).catch(() => undefined);
     else void go();
     return id;
+  }
+
+  /** Deletes a suite: its run going on in this tab is stopped first, so nothing more is sent for a suite no longer there. */
+  async deleteSuite(suiteId: string): Promise<void> {
+    const live = this.of(suiteId);
+    if (live && !live.ended) this.stop(live.id);
+    await deleteSuite(suiteId);
+    this.forget(suiteId);
   }
 
   stop(id: string): void {
