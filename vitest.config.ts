@@ -16,6 +16,9 @@ export default defineConfig({
       {
         plugins: [specLensValidators()],
         test: {
+          // A project takes none of the root's test options unless it extends them.
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
           name: 'node',
           include: ['src/**/*.test.ts', 'scripts/**/*.test.ts'],
           environment: 'node',
@@ -38,6 +41,8 @@ export default defineConfig({
           ],
         },
         test: {
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
           name: 'browser',
           include: ['src/**/*.test.tsx'],
           setupFiles: ['src/test-support/setup-browser.ts'],

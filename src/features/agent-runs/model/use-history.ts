@@ -106,13 +106,13 @@ export function useEntryOfRun(agentId: string, runId: string, profileId: string)
   return { entry: live.data?.entry, isPending: !live.isSuccess && !live.isError };
 }
 
-/** The newest run of an agent history has, if any. */
-export function useLastRunOf(agentId: string): HistoryEntry | undefined {
+/** The newest run of an agent history has that was sent with this profile (an entry older than profiles counts as any's). */
+export function useLastRunOf(agentId: string, profileId: string): HistoryEntry | undefined {
   const live = useLive(async () => {
     const rows = await consoleDb().runs.where('request.agentId').equals(agentId).toArray();
-    const newest = rows.sort((a, b) => b.startedAt - a.startedAt)[0];
+    const newest = rows.filter((e) => (e.target.profileId ?? profileId) === profileId).sort((a, b) => b.startedAt - a.startedAt)[0];
     return { entry: newest && entryOf(newest) };
-  }, [agentId]);
+  }, [agentId, profileId]);
   return live.data?.entry;
 }
 

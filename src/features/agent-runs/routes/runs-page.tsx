@@ -60,9 +60,10 @@ export function RunsPage() {
   // The run in flight if there is one (of a pair, A may outlive B, which was sent last), else
   // this agent's last one: another agent's answer is not shown under this one's name.
   // A conversation is reopened by its own address, not by the agent's: only a lone run is shown here after a reload.
-  const lastRun = useLastRunOf(agentId);
+  // Only the profile in use's: another token's answer is not shown as this one's last run.
+  const lastRun = useLastRunOf(agentId, connection.profileId);
   const lastKept = lastRun?.request.thread ? undefined : lastRun;
-  const held = agentId ? runs.find((r) => r.request.agentId === agentId) : runs[0];
+  const held = runs.find((r) => (!agentId || r.request.agentId === agentId) && r.target.profileId === connection.profileId);
   // After a reload (or once the console let go of it) the agent's last run is read back from history.
   const latest = active ?? (held && (!lastKept || held.startedAt >= lastKept.startedAt) ? held : lastKept && recordOfEntry(lastKept));
   // A run loaded from history names itself in the navigation's state: the form is built anew for it.
