@@ -26,6 +26,8 @@ it('a suite with cases fits a phone’s width: only its tables scroll sideways',
   try {
     renderConsole(`/suites/${suite.id}`);
     await screen.findByRole('region', { name: 'Cases of the suite' });
+    // One case is “1 case”, not “1 cases”.
+    expect(screen.getByText('1 run (1 case, each row of a case one run).')).toBeVisible();
     expect(screen.getByLabelText('Suite name').getBoundingClientRect().right).toBeLessThanOrEqual(window.innerWidth);
     expect(document.documentElement.scrollWidth).toBeLessThanOrEqual(window.innerWidth);
   } finally {
