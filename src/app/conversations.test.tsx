@@ -229,3 +229,11 @@ it('a turn sent with an injected fault says so in its heading, as a single run d
   await waitFor(() => expect(lastTurnStatus()).toBe('Interrupted'), { timeout: 20_000 });
   expect(runRegion().querySelector('.turn-meta')?.textContent).toContain('with fault drop-after=3');
 });
+
+it('with no token, Run says the profile needs one, not that the input form is not ready', async () => {
+  freshBrowser('');
+  renderConsole('/runs/echo-assistant');
+  await waitFor(() => expect(runRegion().textContent).toContain('Profile Reference service has no token: give one with agents.run in the connection panel.'));
+  expect(runRegion().textContent).not.toContain('The input form is not ready.');
+  expect(within(runRegion()).getByRole('button', { name: 'Run and stream' })).toBeDisabled();
+});
