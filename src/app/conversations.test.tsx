@@ -217,3 +217,23 @@ it('with the profile’s token cleared, the reply box says why nothing can be se
   // What was typed stays for when a token is back.
   expect((box as HTMLTextAreaElement).value).toBe('after');
 });
+
+it('a turn sent with an injected fault says so in its heading, as a single run does', async () => {
+  freshBrowser(DEMO.agents);
+  const u = userEvent.setup();
+  renderConsole('/runs/echo-assistant');
+  await u.type(await screen.findByLabelText('Message 1 text'), 'break me');
+  await u.click(screen.getByText('Inject a fault (reference service)'));
+  await u.type(screen.getByLabelText('Drop the stream after N events'), '3');
+  await u.click(screen.getByRole('button', { name: 'Run and stream' }));
+  await waitFor(() => expect(lastTurnStatus()).toBe('Interrupted'), { timeout: 20_000 });
+  expect(runRegion().querySelector('.turn-meta')?.textContent).toContain('with fault drop-after=3');
+});
+
+it('with no token, Run says the profile needs one, not that the input form is not ready', async () => {
+  freshBrowser('');
+  renderConsole('/runs/echo-assistant');
+  await waitFor(() => expect(runRegion().textContent).toContain('Profile Reference service has no token: give one with agents.run in the connection panel.'));
+  expect(runRegion().textContent).not.toContain('The input form is not ready.');
+  expect(within(runRegion()).getByRole('button', { name: 'Run and stream' })).toBeDisabled();
+});

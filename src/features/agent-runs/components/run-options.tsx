@@ -36,7 +36,7 @@ export function RunOptions({ settings, onChange, bundled }: { settings: RunSetti
         <p id={ids.durable} className="hint">
           {settings.flavour === 'legacy'
             ? 'Durable runs exist only on the current API.'
-            : 'The service answers at once with a run id; the run goes on without this page, and may pause to ask you to approve a tool.'}
+            : 'Durable: the service answers at once with a run id; the run goes on without this page, and may pause to ask you to approve a tool.'}
         </p>
       </fieldset>
       {settings.mode === 'wait' && (

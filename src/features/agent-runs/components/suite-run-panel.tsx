@@ -138,7 +138,7 @@ export function SuiteRunPanel({ suite, live, onStarted }: { suite: Suite; live: 
           Stop
         </button>
         <span className="hint">
-          {total === 0 ? 'The suite has no case yet.' : `${formatCount(total)} ${total === 1 ? 'run' : 'runs'} (${formatCount(suite.cases.length)} cases, each row of a case one run).`}
+          {total === 0 ? 'The suite has no case yet.' : `${formatCount(total)} ${total === 1 ? 'run' : 'runs'} (${formatCount(suite.cases.length)} ${suite.cases.length === 1 ? 'case' : 'cases'}, each row of a case one run).`}
         </span>
       </div>
       {error && (

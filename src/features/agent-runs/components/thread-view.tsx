@@ -9,6 +9,7 @@ import { runDetails, type HistoryDetails } from '../model/history';
 import { refusalError } from '../model/history-entry';
 import { isTerminal, statusText, statusTone, type RunStatus } from '../model/run-machine';
 import type { RunRecord } from '../model/run-record';
+import { faultOfRequest } from '../model/run-request';
 import { useRunStore } from '../model/run-store-context';
 import { useFigures } from '../model/use-history';
 import { branchOf, contextOf, newestLeafUnder, pathTo, questionOf, retryable, textOfMessage, type Thread, type Turn } from '../model/thread';
@@ -128,6 +129,8 @@ function answerOf(turn: Turn) {
 function TurnHead({ turn, profileId }: { turn: Turn; profileId: string }) {
   // The same figures as the response head and history, live while the turn runs.
   const figures = useFigures(turn);
+  // A turn sent with X-Sandbox-Fault says so, as a single run's heading does: an interruption the run asked for is not mistaken for a real one.
+  const fault = faultOfRequest(turn.request);
   const elsewhere = turn.imported ? 'imported' : turn.target.profileId !== undefined && turn.target.profileId !== profileId ? `profile ${turn.target.profileLabel}` : undefined;
   return (
     <p className="turn-meta">
@@ -137,6 +140,12 @@ function TurnHead({ turn, profileId }: { turn: Turn; profileId: string }) {
       {figures.bytes > 0 && ` · ${formatBytes(figures.bytes)}`} · {turn.request.flavour === 'legacy' ? 'legacy API' : 'current API'}, {turn.request.mode} ·{' '}
       <time dateTime={new Date(turn.startedAt).toISOString()}>{new Date(turn.startedAt).toLocaleTimeString()}</time>
       {elsewhere && ` · ${elsewhere}`}
+      {fault !== undefined && (
+        <>
+          {' '}
+          · with fault <code>{fault}</code>
+        </>
+      )}
     </p>
   );
 }

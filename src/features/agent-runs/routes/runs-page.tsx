@@ -165,7 +165,10 @@ export function RunsPage() {
     : active
       ? `A run of ${active.request.agentName ?? active.request.agentId} is in flight; stop it to start another.`
       : !formReady
-        ? 'The input form is not ready.'
+        ? // Without a token the agent's schema is refused (401): say what to do, not that the form is not ready.
+          !connection.token
+          ? `Profile ${connection.profileLabel} has no token: give one with agents.run in the connection panel.`
+          : 'The input form is not ready.'
         : fault.problem && connection.mode === 'same-origin'
           ? `Inject a fault: ${fault.problem}`
           : undefined;

@@ -75,6 +75,8 @@ describe('every kind of assertion, against a run', () => {
     expect(pass({ kind: 'events-at-least', count: 13 })).toBe(false);
     expect(pass({ kind: 'events-at-most', count: 12 })).toBe(true);
     expect(judge({ kind: 'events-at-most', count: 11 }, obs())).toMatchObject({ pass: false, actual: '12 events' });
+    expect(describeAssertion({ kind: 'events-at-least', count: 1 })).toBe('at least 1 event');
+    expect(judge({ kind: 'events-at-least', count: 2 }, obs({ eventCount: 1 }))).toMatchObject({ pass: false, actual: '1 event' });
   });
 
   it('the spec lens: no difference in any event (or in the answer); a lens that could not load fails it', () => {
@@ -88,7 +90,7 @@ describe('every kind of assertion, against a run', () => {
       checkEvent: (_s, event) => (event === 'message' ? { kind: 'no-schema', reason: 'none' } : checked(event === bad ? 1 : 0)),
     });
     const o = obs({}, { events });
-    expect(judge({ kind: 'spec-lens' }, o, { lens: lens(null) })).toMatchObject({ pass: true, actual: '1 events match' });
+    expect(judge({ kind: 'spec-lens' }, o, { lens: lens(null) })).toMatchObject({ pass: true, actual: '1 event matches' });
     expect(judge({ kind: 'spec-lens' }, o, { lens: lens('run.failed') })).toMatchObject({ pass: false, actual: expect.stringContaining('event 2 (run.failed): /code must be string') });
     expect(pass({ kind: 'spec-lens' }, o)).toBe(false);
     const wait = obs({ request: runRequest('platform', 'wait', { id: 'echo-assistant' }, { messages: [] }), meta: { ...entry().meta!, headers: [['content-type', 'application/json']] } }, { result: { messages: [] } });

@@ -107,6 +107,9 @@ function outcomeText(o: Observation): string {
 }
 
 /** The assertion in words, as the editor lists it and a report says what was expected. */
+/** “1 event”, “12 events”: a case saved from a one-event run read “at least 1 events”. */
+const events = (n: number) => `${formatCount(n)} ${n === 1 ? 'event' : 'events'}`;
+
 export function describeAssertion(a: Assertion): string {
   switch (a.kind) {
     case 'outcome':
@@ -126,9 +129,9 @@ export function describeAssertion(a: Assertion): string {
     case 'duration-within':
       return `the run within ${ms(a.ms)}`;
     case 'events-at-least':
-      return `at least ${formatCount(a.count)} events`;
+      return `at least ${events(a.count)}`;
     case 'events-at-most':
-      return `at most ${formatCount(a.count)} events`;
+      return `at most ${events(a.count)}`;
     case 'spec-lens':
       return 'the spec lens finds no difference';
     case 'header':
@@ -151,7 +154,7 @@ function lensVerdict(o: Observation, lens: LensChecker | undefined): { pass: boo
     }
     const more = o.lens.events.length > LENS_MAX_EVENTS ? ` (the first ${formatCount(LENS_MAX_EVENTS)} of ${formatCount(o.lens.events.length)} checked)` : '';
     if (differing.length) return { pass: false, actual: `${formatCount(differing.length)} of ${formatCount(schemas)} events differ${more}: ${differing.slice(0, 3).join('; ')}` };
-    return { pass: true, actual: schemas ? `${formatCount(schemas)} events match${more}` : 'no event has a public schema to check against' };
+    return { pass: true, actual: schemas ? `${events(schemas)} ${schemas === 1 ? 'matches' : 'match'}${more}` : 'no event has a public schema to check against' };
   }
   if (!o.lens.answer) return { pass: true, actual: 'no answer to check' };
   const r = lens.checkAnswer(o.lens.answer);
@@ -215,9 +218,9 @@ export function judge(a: Assertion, o: Observation, ctx: JudgeContext = {}): Ass
       if (o.durationMs === undefined) return done(false, 'the run did not end');
       return done(o.durationMs <= a.ms, ms(o.durationMs));
     case 'events-at-least':
-      return done(o.eventCount >= a.count, `${formatCount(o.eventCount)} events`);
+      return done(o.eventCount >= a.count, events(o.eventCount));
     case 'events-at-most':
-      return done(o.eventCount <= a.count, `${formatCount(o.eventCount)} events`);
+      return done(o.eventCount <= a.count, events(o.eventCount));
     case 'spec-lens': {
       const v = lensVerdict(o, ctx.lens);
       return done(v.pass, v.actual);
