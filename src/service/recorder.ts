@@ -174,10 +174,18 @@ export class ExchangeRecording {
     else this.responseBody.add(chunk);
   }
 
-  /** The answer ended (`complete`) or broke off (`broken`): the file is written. */
+  /** The answer ended (`complete`) or broke off (`broken`): the file is written. Never throws: a recording that cannot be made is said, and the exchange stands. */
   finish(end: 'complete' | 'broken'): void {
     if (this.done || !this.head) return;
     this.done = true;
+    try {
+      this.write(end, this.head);
+    } catch (err) {
+      this.recorder.cannotRecord(`${this.req.method ?? 'GET'} ${redactedPath(this.apiPath).split('?', 1)[0]}`, err);
+    }
+  }
+
+  private write(end: 'complete' | 'broken', head: NonNullable<ExchangeRecording['head']>): void {
     if (this.parser) this.parser.feed(this.decoder!.decode());
     const secrets = secretsOf(this.req.headers, this.apiPath);
     const kept: Record<string, string> = {};
@@ -185,7 +193,7 @@ export class ExchangeRecording {
       const v = this.req.headers[name];
       if (typeof v === 'string') kept[name] = v;
     }
-    const { status, headers, atMs } = this.head;
+    const { status, headers, atMs } = head;
     const recording: Recording = {
       format: RECORDING_FORMAT,
       version: RECORDING_VERSION,
@@ -223,6 +231,11 @@ export class Recorder {
 
   begin(req: IncomingMessage, apiPath: string, upstream: string): ExchangeRecording {
     return new ExchangeRecording(this, req, apiPath, upstream);
+  }
+
+  /** An exchange that could not be recorded (said each time: a missing exchange in DIR must not go unnoticed). */
+  cannotRecord(what: string, err: unknown): void {
+    console.error(`[record] ${what} was forwarded but not recorded: ${(err as Error).message}`);
   }
 
   write(recording: Recording): void {

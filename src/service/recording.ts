@@ -48,10 +48,34 @@ export const REDACTED = '[redacted]';
 /** A header or query parameter whose name says it holds a secret: its value never reaches a file. */
 export const SECRET_NAME = /auth|token|key|secret|session|cookie|passw|signature|sig$|credential|bearer|jwt/i;
 
-/** The body of a request or answer as a recording keeps it: parsed when it is JSON, else as text. */
+/**
+ * Deepest nesting a recording keeps as JSON. Deeper (a body of 1 MB may nest 500,000 deep) is
+ * kept as text: the recorder's scrubbing and JSON.stringify walk by recursion, and the stack
+ * runs out near 10,000 levels.
+ */
+export const MAX_RECORDED_DEPTH = 1_000;
+
+/** Whether `text` (JSON) nests arrays or objects deeper than `max`: brackets counted outside strings, no parse. */
+function nestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 0x5c) i++;
+      else if (ch === 0x22) inString = false;
+    } else if (ch === 0x22) inString = true;
+    else if (ch === 0x5b || ch === 0x7b) {
+      if (++depth > max) return true;
+    } else if (ch === 0x5d || ch === 0x7d) depth--;
+  }
+  return false;
+}
+
+/** The body of a request or answer as a recording keeps it: parsed when it is JSON (not nested past MAX_RECORDED_DEPTH), else as text. */
 export function bodyField(text: string, contentType: string | undefined): { body?: unknown; bodyText?: string } {
   if (text === '') return {};
-  if (/json/i.test(contentType ?? '')) {
+  if (/json/i.test(contentType ?? '') && !nestsDeeperThan(text, MAX_RECORDED_DEPTH)) {
     try {
       return { body: JSON.parse(text) as unknown };
     } catch {

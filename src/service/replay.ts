@@ -36,6 +36,8 @@ export interface LoadedRecording {
   method: string;
   pathname: string;
   query: [string, string][];
+  /** The recorded request's JSON body as canonicalJson, made once at start: a request's body is compared with it as text. */
+  bodyKey?: string;
 }
 
 export interface ReplaySet {
@@ -56,6 +58,66 @@ const SCHEMA_FILE = new URL('../../docs/recording.schema.json', import.meta.url)
 
 /** Largest recording file read (a recorded body is bounded at 64 MB, kept as text). */
 const MAX_FILE_BYTES = 200 * 1024 * 1024;
+
+/**
+ * Response headers the connection owns: the replaying server frames its answer itself. A
+ * recording made by the console's server never holds them (its headers are an allow-list);
+ * a hand-written one may, and a recorded `content-length` would cut the body short.
+ */
+const CONNECTION_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'trailer', 'te', 'proxy-connection']);
+
+/** Why a recorded response header cannot be sent, or undefined: checked at start, so a replay never answers 500 for it. */
+function headerProblem(name: string, value: string): string | undefined {
+  try {
+    new Headers([[name, value]]);
+    return undefined;
+  } catch {
+    return /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)
+      ? `the value of ${name} is not one a header can carry (a line break or a control character).`
+      : `${JSON.stringify(name.length > 60 ? `${name.slice(0, 60)}…` : name)} is not a header name.`;
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A marker of text to emit as is, among the values canonicalJson still has to write. */
+class Verbatim {
+  constructor(readonly text: string) {}
+}
+const COMMA = new Verbatim(',');
+const CLOSE_ARRAY = new Verbatim(']');
+const CLOSE_OBJECT = new Verbatim('}');
+
+/**
+ * `value` (parsed JSON) as JSON text with every object's keys sorted: two values are equal
+ * (keys in any order) exactly when their texts are. A loop, not recursion: a body may be
+ * nested a hundred thousand deep, within the 1 MB limit.
+ */
+export function canonicalJson(value: unknown): string {
+  const out: string[] = [];
+  const todo: unknown[] = [value];
+  while (todo.length) {
+    const v = todo.pop();
+    if (v instanceof Verbatim) out.push(v.text);
+    else if (Array.isArray(v)) {
+      out.push('[');
+      todo.push(CLOSE_ARRAY);
+      for (let i = v.length - 1; i >= 0; i--) {
+        todo.push(v[i]);
+        if (i > 0) todo.push(COMMA);
+      }
+    } else if (isObject(v)) {
+      out.push('{');
+      todo.push(CLOSE_OBJECT);
+      const keys = Object.keys(v).sort();
+      for (let i = keys.length - 1; i >= 0; i--) {
+        todo.push(v[keys[i]!], new Verbatim(`${JSON.stringify(keys[i])}:`));
+        if (i > 0) todo.push(COMMA);
+      }
+    } else out.push(JSON.stringify(v) ?? 'null');
+  }
+  return out.join('');
+}
 
 function splitPath(path: string): { pathname: string; query: [string, string][] } {
   const q = path.indexOf('?');
@@ -91,14 +153,25 @@ export function loadRecordings(dir: string): ReplaySet {
       throw new Error(`--replay: ${full} is not a recording (docs/recording.schema.json): ${e?.instancePath || '/'} ${e?.message ?? 'does not match'}.`);
     }
     const recording = value as Recording;
-    return { file, recording, method: recording.request.method, ...splitPath(recording.request.path) };
+    const headers: Record<string, string> = {};
+    for (const [name, text] of Object.entries(recording.response.headers)) {
+      const why = headerProblem(name, text);
+      if (why) throw new Error(`--replay: ${full} has a response header it cannot answer with: ${why}`);
+      if (!CONNECTION_HEADERS.has(name.toLowerCase())) headers[name] = text;
+    }
+    recording.response.headers = headers;
+    return {
+      file,
+      recording,
+      method: recording.request.method,
+      ...splitPath(recording.request.path),
+      ...(recording.request.body !== undefined && { bodyKey: canonicalJson(recording.request.body) }),
+    };
   });
   return { dir, recordings };
 }
 
 // --- Matching ----------------------------------------------------------------------------
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const token = (k: string | number) => String(k).replace(/~/g, '~0').replace(/\//g, '~1');
 
@@ -134,20 +207,50 @@ export interface ReplayRequest {
 
 type BodyVerdict = { same: true } | { same: false; why: string };
 
-function compareBody(r: Recording['request'], text: string): BodyVerdict {
-  const trimmed = text.trim();
-  if (r.body !== undefined) {
-    let parsed: unknown;
+/** A request's body as the recordings are compared with it: parsed once, however many recordings there are. */
+interface RequestBody {
+  trimmed: string;
+  /** The parsed body, and its canonicalJson; undefined when it is not JSON. */
+  json?: { value: unknown; key: string };
+}
+
+const requestBodies = new WeakMap<ReplayRequest, RequestBody>();
+
+function requestBodyOf(req: ReplayRequest): RequestBody {
+  let body = requestBodies.get(req);
+  if (!body) {
+    const trimmed = req.bodyText.trim();
+    body = { trimmed };
     try {
-      parsed = JSON.parse(trimmed);
+      const value: unknown = JSON.parse(trimmed);
+      body.json = { value, key: canonicalJson(value) };
     } catch {
-      return { same: false, why: trimmed === '' ? 'it has a JSON body and the request has none' : 'its body is JSON and the request’s is not' };
+      // Not JSON: only a recording with a text body (or none) can match it.
     }
-    const at = firstDifference(r.body, parsed);
-    return at === null ? { same: true } : { same: false, why: `the body differs at ${at}` };
+    requestBodies.set(req, body);
   }
-  if (r.bodyText !== undefined) return r.bodyText === text ? { same: true } : { same: false, why: 'the body’s text differs' };
-  return trimmed === '' ? { same: true } : { same: false, why: 'it has no body and the request has one' };
+  return body;
+}
+
+/** Where two bodies that differ first differ; a body nested too deep to walk is said to differ, no more. */
+function whereBodiesDiffer(recorded: unknown, asked: unknown): string {
+  try {
+    return `the body differs at ${firstDifference(recorded, asked) ?? '/'}`;
+  } catch {
+    return 'the body differs (nested too deep to say where)';
+  }
+}
+
+function compareBody(r: LoadedRecording, req: ReplayRequest, explain = false): BodyVerdict {
+  const recorded = r.recording.request;
+  const body = requestBodyOf(req);
+  if (r.bodyKey !== undefined) {
+    if (!body.json) return { same: false, why: body.trimmed === '' ? 'it has a JSON body and the request has none' : 'its body is JSON and the request’s is not' };
+    if (body.json.key === r.bodyKey) return { same: true };
+    return { same: false, why: explain ? whereBodiesDiffer(recorded.body, body.json.value) : 'the body differs' };
+  }
+  if (recorded.bodyText !== undefined) return recorded.bodyText === req.bodyText ? { same: true } : { same: false, why: 'the body’s text differs' };
+  return body.trimmed === '' ? { same: true } : { same: false, why: 'it has no body and the request has one' };
 }
 
 function sameQuery(recorded: readonly [string, string][], asked: readonly [string, string][]): boolean {
@@ -171,7 +274,7 @@ function pathDistance(a: string, b: string): number {
 
 /** The recording that comes nearest to `req`, and in what it differs. */
 export function closestRecording(recordings: readonly LoadedRecording[], req: ReplayRequest): { file: string; why: string } | undefined {
-  let best: { file: string; why: string; score: number } | undefined;
+  let best: { file: string; why: string; score: number; r: LoadedRecording } | undefined;
   for (const r of recordings) {
     let score: number;
     let why: string;
@@ -181,9 +284,9 @@ export function closestRecording(recordings: readonly LoadedRecording[], req: Re
         score = 1;
         why = 'same method and path, but other query parameters';
       } else {
-        const body = compareBody(r.recording.request, req.bodyText);
+        const body = compareBody(r, req);
         score = body.same ? 0 : 2;
-        why = body.same ? 'the same request' : `same method and path, but ${body.why}`;
+        why = body.same ? 'the same request' : 'same method and path, but the body differs';
       }
     } else if (samePath) {
       score = 10;
@@ -192,7 +295,12 @@ export function closestRecording(recordings: readonly LoadedRecording[], req: Re
       score = 100 + pathDistance(r.pathname, req.pathname) * 10 + (r.method === req.method ? 0 : 5);
       why = `${r.method} ${r.recording.request.path}`;
     }
-    if (!best || score < best.score) best = { file: r.file, why, score };
+    if (!best || score < best.score) best = { file: r.file, why, score, r };
+  }
+  if (best?.score === 2) {
+    // Where the body differs is worked out for the closest recording alone, not for every one of its path.
+    const body = compareBody(best.r, req, true);
+    if (!body.same) best.why = `same method and path, but ${body.why}`;
   }
   return best && { file: best.file, why: best.why };
 }
@@ -203,7 +311,7 @@ export function closestRecording(recordings: readonly LoadedRecording[], req: Re
  */
 export function matchingRecordings(recordings: readonly LoadedRecording[], req: ReplayRequest): LoadedRecording[] {
   const all = recordings.filter(
-    (r) => r.method === req.method && r.pathname === req.pathname && sameQuery(r.query, req.query) && compareBody(r.recording.request, req.bodyText).same,
+    (r) => r.method === req.method && r.pathname === req.pathname && sameQuery(r.query, req.query) && compareBody(r, req).same,
   );
   const withBody = all.filter((r) => r.recording.response.status !== 304);
   return withBody.length ? withBody : all;
@@ -211,8 +319,13 @@ export function matchingRecordings(recordings: readonly LoadedRecording[], req: 
 
 // --- Answering ----------------------------------------------------------------------------
 
-/** Waits until `t` (performance.now() time), or until the answer is abandoned. */
-const sleepUntil = (t: number, signal: AbortSignal) => sleepUnless(t - performance.now(), signal);
+/** The longest one timer waits; a longer one fires at once (Node's TimeoutOverflowWarning). */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** Until `t` (performance.now() time) or the abort; a wait longer than one timer takes several, so a recorded pause is kept however long. */
+async function sleepUntil(t: number, signal: AbortSignal): Promise<void> {
+  for (let ms = t - performance.now(); ms > 0 && !signal.aborted; ms = t - performance.now()) await sleepUnless(Math.min(ms, MAX_TIMER_MS), signal);
+}
 
 function familyAnswer(c: Context<Env>, family: Family, r: Refusal): Response {
   const { contentType, body } = refusalBody(family, r, c.get('requestId'));

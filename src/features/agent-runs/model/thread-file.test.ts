@@ -90,6 +90,8 @@ describe('a conversation file', () => {
         JSON.stringify({ ...good, turns: [{ ...good.turns[0], answer: { text: '', messages: Array.from({ length: 5001 }, () => ai('x')) } }] }),
         /\/turns\/0\/answer\/messages must NOT have more than 5000 items/,
       ],
+      // The schema check throws on a value nested past 128 levels: the import then failed with no word at all.
+      [JSON.stringify({ ...good, turns: [{ ...good.turns[0], request: { ...good.turns[0]!.request, body: { ...good.turns[0]!.request.body, x: JSON.parse('['.repeat(200) + ']'.repeat(200)) as unknown } } }] }), /nests deeper than 128 levels/],
     ];
     for (const [text, error] of cases) {
       const parsed = await parseThreadFile(text);

@@ -5,7 +5,7 @@
  */
 
 import type { Message } from '../../../contract/agents';
-import { compileSchemaCheck } from '../../../lib/schema-check';
+import { compileSchemaCheck, type SchemaCheck } from '../../../lib/schema-check';
 import { joinFragments } from './answer-messages';
 import type { HistoryEntry } from './history-entry';
 import { isInFlight, type RunStatus } from './run-machine';
@@ -99,7 +99,13 @@ export async function parseThreadFile(text: string): Promise<ParsedThreadFile> {
     return { ok: false, error: `The file is not a conversation exported by this console: it needs "format": "${THREAD_FILE_FORMAT}".` };
   }
   const schema = (await import('../../../../docs/thread-file.schema.json')).default as Record<string, unknown>;
-  const errors = compileSchemaCheck(schema)(json);
+  let errors: ReturnType<SchemaCheck>;
+  try {
+    errors = compileSchemaCheck(schema)(json);
+  } catch (err) {
+    // A value nested past what the check walks is refused by a throw: said like any other problem.
+    return { ok: false, error: `The file does not match the conversation format (docs/thread-file.schema.json): ${err instanceof Error ? err.message : String(err)}.` };
+  }
   if (errors.length) {
     const shown = errors.slice(0, 3).map((e) => `${e.instancePath || '(the file)'} ${e.message}`);
     return { ok: false, error: `The file does not match the conversation format (docs/thread-file.schema.json): ${shown.join('; ')}${errors.length > 3 ? `; and ${errors.length - 3} more` : ''}.` };

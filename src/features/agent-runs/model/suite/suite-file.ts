@@ -7,6 +7,7 @@
 import { findNodeAtLocation, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
 import schema from '../../../../../docs/suite-file.schema.json';
 import { linearPattern } from '../../../../lib/linear-pattern';
+import type { SchemaError } from '../../../../contract/agent-input';
 import { compileSchemaCheck, type SchemaCheck } from '../../../../lib/schema-check';
 import type { Suite, SuiteCase } from './suite';
 
@@ -49,6 +50,35 @@ export function suiteFileOf(suite: Pick<Suite, 'name' | 'cases'>, now = new Date
 export type ParsedSuiteFile = { ok: true; file: SuiteFile } | { ok: false; problems: string[] };
 
 let check: SchemaCheck | undefined;
+/** The schema of one case (its definitions with it), to walk a file case by case. */
+let caseCheck: SchemaCheck | undefined;
+
+/** Problems a refused file lists at most. */
+const MAX_PROBLEMS = 20;
+/** Cases a suite holds at most (the schema's maxItems). */
+const MAX_CASES = schema.properties.cases.maxItems;
+/**
+ * Deepest nesting a suite file may have: far past any case (a schema in one is refused past
+ * 128 levels), and well within what the JSON reader, which recurses, can walk.
+ */
+const MAX_NESTING = 1_000;
+
+/** Whether JSON `text` nests arrays or objects deeper than `max`: brackets counted outside strings, before any parse. */
+function nestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 0x5c) i++;
+      else if (ch === 0x22) inString = false;
+    } else if (ch === 0x22) inString = true;
+    else if (ch === 0x5b || ch === 0x7b) {
+      if (++depth > max) return true;
+    } else if (ch === 0x5d || ch === 0x7d) depth--;
+  }
+  return false;
+}
 
 /** Line and column (from 1) of a character offset. */
 function lineColumn(text: string, offset: number): string {
@@ -100,6 +130,7 @@ function placeOf(name: string, text: string, root: Node | undefined, segments: (
  * pattern that cannot be matched in linear time, a JSON Schema that cannot be used.
  */
 export function parseSuiteFile(text: string, name = 'the file'): ParsedSuiteFile {
+  if (nestsDeeperThan(text, MAX_NESTING)) return { ok: false, problems: [`${name}: nested more than ${MAX_NESTING.toLocaleString('en-US')} levels deep: not a suite file`] };
   const errors: ParseError[] = [];
   const root = parseTree(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
   if (errors.length || !root) {
@@ -112,21 +143,36 @@ export function parseSuiteFile(text: string, name = 'the file'): ParsedSuiteFile
     return { ok: false, problems: [`${name}:${lineColumn(text, root.offset)}: not a suite file: it needs "format": "${SUITE_FILE_FORMAT}" (docs/suite-file.md)`] };
   }
   check ??= compileSchemaCheck(schema);
-  const schemaErrors = check(json);
+  caseCheck ??= compileSchemaCheck({ $schema: schema.$schema, definitions: schema.definitions, allOf: [{ $ref: '#/definitions/case' }] });
   const problems: string[] = [];
   // One problem per place: an if/then that failed says so once, after what failed inside it.
   const seen = new Set<string>();
-  for (const e of schemaErrors) {
-    if (e.keyword === 'if' || seen.has(e.instancePath)) continue;
-    seen.add(e.instancePath);
-    const segments = segmentsOf(e.instancePath);
-    const allowed = e.keyword === 'enum' && Array.isArray((e.params as { allowedValues?: unknown }).allowedValues) ? ` (${((e.params as { allowedValues: unknown[] }).allowedValues).join(', ')})` : '';
-    const extra = e.keyword === 'additionalProperties' ? ` (“${String((e.params as { additionalProperty?: unknown }).additionalProperty)}”)` : '';
-    problems.push(`${placeOf(name, text, root, segments)}: ${pathWords(segments, json)}: ${e.message}${allowed}${extra}`);
+  const report = (schemaErrors: readonly SchemaError[], prefix: string) => {
+    for (const e of schemaErrors) {
+      const instancePath = prefix + e.instancePath;
+      if (problems.length >= MAX_PROBLEMS) return;
+      if (e.keyword === 'if' || seen.has(instancePath)) continue;
+      seen.add(instancePath);
+      const segments = segmentsOf(instancePath);
+      const allowed = e.keyword === 'enum' && Array.isArray((e.params as { allowedValues?: unknown }).allowedValues) ? ` (${((e.params as { allowedValues: unknown[] }).allowedValues).join(', ')})` : '';
+      const extra = e.keyword === 'additionalProperties' ? ` (“${String((e.params as { additionalProperty?: unknown }).additionalProperty)}”)` : '';
+      problems.push(`${placeOf(name, text, root, segments)}: ${pathWords(segments, json)}: ${e.message}${allowed}${extra}`);
+    }
+  };
+  // The cases one at a time, up to the problems shown: the schema walker gathers every error of
+  // a value into one list (40,000 problems overflowed its spread), and a file of 5,000 cases
+  // with a problem each need not be walked whole to say its first twenty.
+  const cases = (json as { cases?: unknown }).cases;
+  if (!Array.isArray(cases)) report(check(json), '');
+  else if (cases.length > MAX_CASES) report([{ instancePath: '/cases', keyword: 'maxItems', message: `must NOT have more than ${MAX_CASES} items`, params: { limit: MAX_CASES }, schemaPath: '#/properties/cases/maxItems' }], '');
+  else {
+    report(check({ ...json, cases: [] }), '');
+    for (let i = 0; i < cases.length && problems.length < MAX_PROBLEMS; i++) report(caseCheck(cases[i]), `/cases/${i}`);
   }
-  if (problems.length) return { ok: false, problems: problems.slice(0, 20) };
+  if (problems.length) return { ok: false, problems };
   const file = json as SuiteFile;
   const ids = new Map<string, number>();
+  const schemaProblems = new Map<string, string>();
   file.cases.forEach((c, i) => {
     const at = (rest: (string | number)[]) => `${placeOf(name, text, root, ['cases', i, ...rest])}: ${pathWords(['cases', i, ...rest], json)}`;
     const first = ids.get(c.id);
@@ -138,13 +184,21 @@ export function parseSuiteFile(text: string, name = 'the file'): ParsedSuiteFile
         if (!p.ok) problems.push(`${at(['assertions', j, 'pattern'])}: the pattern cannot be used: ${p.why}`);
       }
       if (a.kind === 'answer-schema' && a.schema) {
-        try {
-          compileSchemaCheck(a.schema);
-        } catch (err) {
-          problems.push(`${at(['assertions', j, 'schema'])}: not a usable JSON Schema: ${err instanceof Error ? err.message : String(err)}`);
+        // A schema repeated across cases is compiled once: 300,000 compiled one by one took 51 s.
+        const key = JSON.stringify(a.schema);
+        let why = schemaProblems.get(key);
+        if (why === undefined) {
+          try {
+            compileSchemaCheck(a.schema);
+            why = '';
+          } catch (err) {
+            why = err instanceof Error ? err.message : String(err);
+          }
+          schemaProblems.set(key, why);
         }
+        if (why) problems.push(`${at(['assertions', j, 'schema'])}: not a usable JSON Schema: ${why}`);
       }
     });
   });
-  return problems.length ? { ok: false, problems: problems.slice(0, 20) } : { ok: true, file };
+  return problems.length ? { ok: false, problems: problems.slice(0, MAX_PROBLEMS) } : { ok: true, file };
 }

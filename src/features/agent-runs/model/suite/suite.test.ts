@@ -195,6 +195,37 @@ describe('the suite file', () => {
   });
 });
 
+describe('a hostile suite file', () => {
+  // Files that held the page (import) and the CLI: measured on main as 7.6 s and a RangeError
+  // for 40,000 problems in 1.8 MB (the walker spreads every error into one call), and a
+  // RangeError from the JSON reader for a file nested 100,000 deep.
+  const caseOf = (i: number, assertions: unknown[], extra: object = {}) => ({ ...echo, id: `c${i}`, name: `case ${i}`, assertions, ...extra });
+  const fileOf = (cases: unknown[]) => JSON.stringify({ format: 'metadata-agents-console/suite', version: 1, suite: { name: 'H' }, cases });
+
+  it('with a problem in every one of 40,000 assertions says the first twenty, at once', () => {
+    const text = fileOf(Array.from({ length: 400 }, (_, i) => caseOf(i, Array.from({ length: 100 }, () => ({ kind: 'answer-contains', text: 'a', extra: 1 })))));
+    const t0 = performance.now();
+    const parsed = parseSuiteFile(text, 'h.json');
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) {
+      expect(parsed.problems).toHaveLength(20);
+      expect(parsed.problems[0]).toMatch(/^h\.json:1:\d+: cases\[0\] “case 0” › assertions\[0\]: must NOT have additional properties/);
+    }
+    // Generous for a loaded machine; the walk of every problem took 7.6 s.
+    expect(performance.now() - t0).toBeLessThan(3_000);
+  });
+
+  it('nested 100,000 deep says so, naming the file', () => {
+    const deep = '['.repeat(100_000) + ']'.repeat(100_000);
+    expect(parseSuiteFile(`{"format":"metadata-agents-console/suite","x":${deep}}`, 'd.json')).toEqual({ ok: false, problems: [expect.stringMatching(/^d\.json: nested more than \d[\d,]* levels deep: not a suite file/)] });
+  });
+
+  it('with more cases than a suite holds says so once', () => {
+    const parsed = parseSuiteFile(fileOf(Array.from({ length: 5001 }, (_, i) => caseOf(i, []))), 'm.json');
+    expect(parsed).toMatchObject({ ok: false, problems: [expect.stringMatching(/^m\.json:1:\d+: cases: must NOT have more than 5000 items/)] });
+  });
+});
+
 describe('a suite run’s summary and two runs compared', () => {
   const r = (key: string, verdict: 'passed' | 'failed' | 'stopped', durationMs: number, firstEventMs: number | undefined, transcript = 'same answer', failing: string[] = []) => ({
     key,
