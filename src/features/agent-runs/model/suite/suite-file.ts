@@ -62,6 +62,11 @@ const MAX_CASES = schema.properties.cases.maxItems;
  * 128 levels), and well within what the JSON reader, which recurses, can walk.
  */
 const MAX_NESTING = 1_000;
+/**
+ * Assertions a whole file holds, counted before the schema walk: checking one costs about
+ * 130 µs, so 300,000 valid ones (16 MB) held the page's import and the CLI for 40 s.
+ */
+export const MAX_FILE_ASSERTIONS = 20_000;
 
 /** Whether JSON `text` nests arrays or objects deeper than `max`: brackets counted outside strings, before any parse. */
 function nestsDeeperThan(text: string, max: number): boolean {
@@ -124,6 +129,15 @@ function placeOf(name: string, text: string, root: Node | undefined, segments: (
   return name;
 }
 
+function assertionsIn(cases: readonly unknown[]): number {
+  let n = 0;
+  for (const c of cases) {
+    const a = typeof c === 'object' && c !== null ? (c as { assertions?: unknown }).assertions : undefined;
+    if (Array.isArray(a)) n += a.length;
+  }
+  return n;
+}
+
 /**
  * Reads a suite file, or says every problem (up to 20) with its place: the JSON's own syntax
  * errors by line and column, then what the schema refuses, then cases that share an id, a
@@ -165,7 +179,9 @@ export function parseSuiteFile(text: string, name = 'the file'): ParsedSuiteFile
   const cases = (json as { cases?: unknown }).cases;
   if (!Array.isArray(cases)) report(check(json), '');
   else if (cases.length > MAX_CASES) report([{ instancePath: '/cases', keyword: 'maxItems', message: `must NOT have more than ${MAX_CASES} items`, params: { limit: MAX_CASES }, schemaPath: '#/properties/cases/maxItems' }], '');
-  else {
+  else if (assertionsIn(cases) > MAX_FILE_ASSERTIONS) {
+    problems.push(`${name}: ${assertionsIn(cases).toLocaleString('en-US')} assertions in all; a suite file holds at most ${MAX_FILE_ASSERTIONS.toLocaleString('en-US')}: split it into several suites`);
+  } else {
     report(check({ ...json, cases: [] }), '');
     for (let i = 0; i < cases.length && problems.length < MAX_PROBLEMS; i++) report(caseCheck(cases[i]), `/cases/${i}`);
   }
