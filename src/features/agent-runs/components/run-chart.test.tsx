@@ -169,3 +169,11 @@ it('a durable run whose end this browser saw late is drawn to its duration, the 
   expect(screen.getByTestId('state-chart').getAttribute('aria-label')).toBe('Sending… 200 ms, then Running 4,300 ms, then Succeeded.');
   expect(document.querySelector('.state-chart .chart-axis')!.textContent).toContain('4.50 s');
 });
+
+it('a run with no events says so, and no size that would contradict its answer’s', () => {
+  const log = logWith([]);
+  render(<StreamOutput log={log} state={done} durationMs={40} />);
+  // Its answer's size is told beside the chart (a refusal's body): the chart tells events only.
+  expect(document.body.textContent).not.toMatch(/0 B in all|0 B of events/);
+  expect(screen.getByText('No events')).toBeTruthy();
+});

@@ -73,7 +73,10 @@ export function StreamChart({ events, durationMs, domainMs, label, onPick }: {
   const hovered = hover !== undefined ? events[hover] : undefined;
   const readout = hovered
     ? `At ${seconds(hovered.at)}: event ${hovered.seq}, ${hovered.event}, ${formatCount(hovered.bytes)} bytes${onPick ? ' (a click or Enter opens it in the timeline)' : ''}`
-    : `First event after ${v.firstEventMs === undefined ? '–' : `${formatCount(v.firstEventMs)} ms`} · ${formatBytes(v.bytes)} in all`;
+    : events.length === 0
+      ? // A refused or empty run: its answer's size is told beside it, and it is no event's.
+        'No events'
+      : `First event after ${v.firstEventMs === undefined ? '–' : `${formatCount(v.firstEventMs)} ms`} · ${formatBytes(v.bytes)} of events`;
   // The keyboard moves through the run in time as the pointer does: an arrow a hundredth of
   // the axis (at least one event), Page Up/Down a tenth, Home and End the first and last event.
   // Down and Page Down go to later events, as they go to later rows in the timeline below.
