@@ -20,9 +20,6 @@ export default defineConfig({
           testTimeout: 60_000,
           hookTimeout: 60_000,
           name: 'node',
-          // Two files at once beside the browser project's one: most of the node files' time is
-          // spent waiting (services, child processes, timers), and they were the suite's longest path.
-          maxWorkers: 2,
           include: ['src/**/*.test.ts', 'scripts/**/*.test.ts'],
           environment: 'node',
         },
