@@ -58,12 +58,15 @@ test('a deep link shows the schema with its keys, raw JSON and response, in tabs
   await expect(schemas.tab('Response')).toHaveAttribute('aria-selected', 'true');
   await expect(schemas.tab('Keys')).toHaveAttribute('tabindex', '-1');
 
-  // Refetch asks the service again and shows the new answer's details.
+  // Refetch asks the service again with the answer's ETag: the schema has not changed, so the
+  // 304 costs no body and is shown as that request's own figures beside the answer it confirms.
   const firstId = await schemas.meta('Request id').innerText();
   const again = page.waitForResponse((r) => r.url().endsWith(schemaUrl('sales')));
   await schemas.refetch.click();
-  await again;
-  await expect(schemas.meta('Request id')).not.toHaveText(firstId);
+  expect((await again).status()).toBe(304);
+  await expect(schemas.meta('Revalidated')).toHaveText(/^304 Not Modified \(If-None-Match with this answer’s ETag\) · \d+ ms · no body · \S{8,}$/);
+  await expect(schemas.meta('Revalidated')).not.toContainText(firstId);
+  await expect(schemas.meta('Request id')).toHaveText(firstId);
   await expect(schemas.freshness).toHaveText('Fetched just now');
 });
 

@@ -99,7 +99,7 @@ export class SchemasPage {
   }
 
   /** The response details (Response tab, or "Response details" of an error): a label's value. */
-  meta(label: 'Request' | 'Status' | 'Duration' | 'Request id'): Locator {
+  meta(label: 'Request' | 'Status' | 'Duration' | 'Request id' | 'Revalidated'): Locator {
     return this.main.locator('dl.meta-grid dt').filter({ hasText: new RegExp(`^${label}$`) }).locator('xpath=following-sibling::dd[1]');
   }
 
