@@ -1,8 +1,8 @@
 // `npm test`: type check, lint, Vitest, then Playwright in a system Chromium. Runs every
 // step even after a failure, so one run shows everything, and ends with one line
 // "N passed, M failed" summing all suites (type check and lint count one check each).
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { chromiumMissingMessage } from './chromium.mjs';
 
 const reports = '.reports';
@@ -17,6 +17,19 @@ function run(label, command, args, env = {}) {
   console.log(`\n=== ${label}: ${command} ${args.join(' ')}`);
   const r = spawnSync(command, args, { stdio: 'inherit', env: { ...process.env, ...env } });
   return r.status === 0;
+}
+
+/** Starts a step beside others; its output goes to `logFile` when given (printed later, whole). */
+function runBeside(label, command, args, env = {}, logFile) {
+  console.log(`\n=== ${label}: ${command} ${args.join(' ')}${logFile ? ` (its output follows Vitest's)` : ''}`);
+  const fd = logFile ? openSync(logFile, 'w') : undefined;
+  const child = spawn(command, args, { stdio: fd === undefined ? 'inherit' : ['ignore', fd, fd], env: { ...process.env, ...env } });
+  return new Promise((resolve) => {
+    child.on('close', (code) => {
+      if (fd !== undefined) closeSync(fd);
+      resolve(code === 0);
+    });
+  });
 }
 
 function check(label, command, args) {
@@ -40,7 +53,17 @@ check('type check (service, tests, tools)', 'npx', ['tsc', '-p', 'tsconfig.node.
 check('type check (suite runner and its benchmark, with the console modules they run)', 'npx', ['tsc', '-p', 'tsconfig.cli.json']);
 check('lint', 'npx', ['eslint', '--max-warnings', '0', '.']);
 
-const vitestOk = run('unit and service tests (Vitest)', 'npx', [
+// Vitest and Playwright run side by side: most of either's time is spent waiting (services,
+// timers, a browser), and one after the other they took most of CI's time. Both serve the same
+// build, made once first, so that tests starting the console's server never build it together.
+if (!run('build the console (the end-to-end tests and the console-server tests serve it)', 'npx', ['vite', 'build', '--logLevel', 'warn'])) {
+  failed++;
+  failures.push('build');
+}
+const missing = chromiumMissingMessage();
+const playwrightLog = `${reports}/playwright-output.txt`;
+const e2eRun = missing ? undefined : runBeside('end-to-end tests (Playwright, Chromium)', 'npx', ['playwright', 'test'], { CI: '1' }, playwrightLog);
+const vitestOk = await runBeside('unit and service tests (Vitest)', 'npx', [
   'vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${reports}/vitest.json`,
 ]);
 const v = readJson(`${reports}/vitest.json`);
@@ -65,13 +88,14 @@ if (!vitestOk && (!v || v.numFailedTests === 0)) {
   failures.push('Vitest (suite error)');
 } else if (!vitestOk) failures.push('Vitest');
 
-const missing = chromiumMissingMessage();
 if (missing) {
   console.error(`\n${missing}`);
   failed++;
   failures.push('end-to-end tests (no Chromium)');
 } else {
-  const e2eOk = run('end-to-end tests (Playwright, Chromium)', 'npx', ['playwright', 'test'], { CI: '1' });
+  const e2eOk = await e2eRun;
+  console.log('\n=== end-to-end tests (Playwright, Chromium): its output');
+  process.stdout.write(readFileSync(playwrightLog));
   const p = readJson(`${reports}/playwright.json`);
   const s = p?.stats;
   if (s) {
