@@ -37,7 +37,13 @@ it('moves through the matches with the arrow keys and opens one with Enter', asy
   renderConsole('/runs');
   await user.type(await screen.findByRole('combobox', { name: 'Agent' }), 'e');
   const list = await screen.findByRole('listbox', { name: 'Agents' });
-  await waitFor(() => expect(within(list).getAllByRole('option').length).toBeGreaterThan(2));
+  // The list first shows every agent, then (after the 200 ms debounce) the answer for "e":
+  // arrows pressed in between would move through a list about to be replaced.
+  await new Promise((r) => setTimeout(r, 400));
+  await waitFor(() => {
+    expect(within(list).queryByText('Searching…')).toBeNull();
+    expect(within(list).getAllByRole('option').length).toBeGreaterThan(2);
+  });
   await user.keyboard('{ArrowDown}{ArrowDown}');
   // Read the options as they are now: the search's answer may have drawn the list anew since.
   const second = () => within(list).getAllByRole('option')[1]!;
