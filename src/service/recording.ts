@@ -4,6 +4,8 @@
  * a replay (`npm run service -- --replay DIR`, replay.ts). One readable JSON file per exchange.
  */
 
+import { nestsDeeperThan } from '../contract/json-depth.ts';
+
 export const RECORDING_FORMAT = 'metadata-agents-console/recording';
 export const RECORDING_VERSION = 1;
 
@@ -54,23 +56,6 @@ export const SECRET_NAME = /auth|token|key|secret|session|cookie|passw|signature
  * runs out near 10,000 levels.
  */
 export const MAX_RECORDED_DEPTH = 1_000;
-
-/** Whether `text` (JSON) nests arrays or objects deeper than `max`: brackets counted outside strings, no parse. */
-function nestsDeeperThan(text: string, max: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text.charCodeAt(i);
-    if (inString) {
-      if (ch === 0x5c) i++;
-      else if (ch === 0x22) inString = false;
-    } else if (ch === 0x22) inString = true;
-    else if (ch === 0x5b || ch === 0x7b) {
-      if (++depth > max) return true;
-    } else if (ch === 0x5d || ch === 0x7d) depth--;
-  }
-  return false;
-}
 
 /** The body of a request or answer as a recording keeps it: parsed when it is JSON (not nested past MAX_RECORDED_DEPTH), else as text. */
 export function bodyField(text: string, contentType: string | undefined): { body?: unknown; bodyText?: string } {

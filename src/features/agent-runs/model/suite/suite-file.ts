@@ -8,6 +8,7 @@ import { findNodeAtLocation, parseTree, printParseErrorCode, type Node, type Par
 import schema from '../../../../../docs/suite-file.schema.json';
 import { linearPattern } from '../../../../lib/linear-pattern';
 import type { SchemaError } from '../../../../contract/agent-input';
+import { nestsDeeperThan } from '../../../../contract/json-depth';
 import { compileSchemaCheck, type SchemaCheck } from '../../../../lib/schema-check';
 import type { Suite, SuiteCase } from './suite';
 
@@ -67,23 +68,6 @@ const MAX_NESTING = 1_000;
  * 130 µs, so 300,000 valid ones (16 MB) held the page's import and the CLI for 40 s.
  */
 export const MAX_FILE_ASSERTIONS = 20_000;
-
-/** Whether JSON `text` nests arrays or objects deeper than `max`: brackets counted outside strings, before any parse. */
-function nestsDeeperThan(text: string, max: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text.charCodeAt(i);
-    if (inString) {
-      if (ch === 0x5c) i++;
-      else if (ch === 0x22) inString = false;
-    } else if (ch === 0x22) inString = true;
-    else if (ch === 0x5b || ch === 0x7b) {
-      if (++depth > max) return true;
-    } else if (ch === 0x5d || ch === 0x7d) depth--;
-  }
-  return false;
-}
 
 /** Line and column (from 1) of a character offset. */
 function lineColumn(text: string, offset: number): string {
