@@ -146,3 +146,41 @@ it('a slow search answered after the user opened another agent does not take the
   expect(screen.queryByRole('heading', { name: /Expense Filer/ })).toBeNull();
   expect(screen.getByRole('heading', { name: /Calendar Helper/ })).toBeTruthy();
 });
+
+it('while a slow search answers, the last list stays narrowed to what is typed; arrows move through it, the highlight stays on its agent, and a click opens the agent it showed', async () => {
+  freshBrowser(DEMO.agents);
+  const user = userEvent.setup();
+  renderConsole('/runs');
+  await user.click(await screen.findByRole('combobox', { name: 'Agent' }));
+  const list = await screen.findByRole('listbox', { name: 'Agents' });
+  const names = () => within(list).queryAllByRole('option').map((o) => o.querySelector('.option-name')?.textContent ?? o.textContent);
+  await waitFor(() => expect(names()).toContain('Echo Assistant'));
+
+  // Every search from now on takes two seconds to answer.
+  let asked = 0;
+  restore = slowNetwork({ match: (url, method) => method === 'POST' && url.endsWith('/agents/search') && ++asked > 0, delayMs: 2_000 }).restore;
+  const highlighted = () => list.querySelector('[aria-selected=true] .option-name')?.textContent;
+  const expectSearching = async (typedSoFar: string) => {
+    await waitFor(() => expect(asked).toBeGreaterThan(0));
+    expect(within(list).getByText('Searching…')).toBeTruthy();
+    const shown = names().filter((n) => !n?.startsWith('Open agent id'));
+    expect(shown.length).toBeGreaterThan(0);
+    for (const n of shown) expect(n!.toLowerCase()).toContain(typedSoFar);
+  };
+
+  await user.type(picker(), 'e');
+  await expectSearching('e');
+  for (let i = 0; i < 20 && highlighted() !== 'Echo Assistant'; i++) await user.keyboard('{ArrowDown}');
+  expect(highlighted()).toBe('Echo Assistant');
+  // The answer for "e" redraws the list: the highlight is still on the agent it was on.
+  await waitFor(() => expect(within(list).queryByText('Searching…')).toBeNull(), { timeout: 10_000 });
+  expect(highlighted()).toBe('Echo Assistant');
+  expect(picker().getAttribute('aria-activedescendant')).toBe(list.querySelector('[aria-selected=true]')!.id);
+
+  asked = 0;
+  await user.type(picker(), 'cho');
+  await expectSearching('echo');
+  expect(names().filter((n) => !n?.startsWith('Open agent id'))).toEqual(['Echo Assistant']);
+  await user.click(within(list).getByRole('option', { name: /Echo Assistant/ }));
+  expect(await screen.findByRole('heading', { name: /Echo Assistant/ })).toBeTruthy();
+});

@@ -15,7 +15,17 @@ export function searchAgentsQueryOptions(connection: AgentConnection, flavour: F
   });
 }
 
+/**
+ * While the search for a new name answers, the last answer stays as placeholder data, but only
+ * one for the same connection and flavour: another profile's agents never stand in.
+ */
 export function useSearchAgents(connection: AgentConnection, flavour: Flavour, name: string, enabled = true) {
   const options = searchAgentsQueryOptions(connection, flavour, name);
-  return useQuery({ ...options, enabled: enabled && options.enabled });
+  const scope = JSON.stringify(options.queryKey.slice(0, -1));
+  return useQuery({
+    ...options,
+    enabled: enabled && options.enabled,
+    placeholderData: (previous, previousQuery) =>
+      previousQuery && JSON.stringify(previousQuery.queryKey.slice(0, -1)) === scope ? previous : undefined,
+  });
 }

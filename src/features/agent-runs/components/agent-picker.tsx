@@ -17,6 +17,11 @@ export function capabilitiesOf(a: Agent): string {
 const LOOKS_LIKE_ID = /^[^\s/]{1,128}$/;
 
 type Option = { kind: 'agent'; agent: Agent } | { kind: 'id'; id: string };
+const keyOf = (o: Option) => (o.kind === 'agent' ? o.agent.agent_id : `id:${o.id}`);
+
+function matches(a: Agent, lower: string): boolean {
+  return a.name.toLowerCase().includes(lower) || a.agent_id.toLowerCase().includes(lower);
+}
 
 /**
  * What Enter on typed text opens: the agent it names exactly (by name or id), else the one
@@ -27,7 +32,7 @@ function pickFor(typed: string, agents: readonly Agent[]): Option | undefined {
   const exact = agents.find((a) => a.agent_id === typed || a.name.toLowerCase() === lower);
   // Part of one agent's name, matching no other, opens that agent: not a page for an id nobody has.
   // (Matched here, not trusted to the search: its answer may still be for fewer letters.)
-  const containing = agents.filter((a) => a.name.toLowerCase().includes(lower) || a.agent_id.toLowerCase().includes(lower));
+  const containing = agents.filter((a) => matches(a, lower));
   const agent = exact ?? (containing.length === 1 ? containing[0] : undefined);
   if (agent) return { kind: 'agent', agent };
   return LOOKS_LIKE_ID.test(typed) ? { kind: 'id', id: typed } : undefined;
@@ -49,7 +54,9 @@ export function AgentPicker({ connection, flavour, selectedId, onSelect }: {
   const [text, setText] = useState('');
   const [debounced, setDebounced] = useState('');
   const [open, setOpen] = useState(false);
-  const [active, setActive] = useState(-1);
+  // The highlighted option is held by its key, not its place: a search answering while the
+  // arrows are in use redraws the list, and the agent highlighted stays the one highlighted.
+  const [activeKey, setActiveKey] = useState<string | null>(null);
   const inputRef = useRef<HTMLInputElement>(null);
   useEffect(() => {
     const t = setTimeout(() => setDebounced(text.trim()), 200);
@@ -63,16 +70,21 @@ export function AgentPicker({ connection, flavour, selectedId, onSelect }: {
   useEffect(() => () => void ticket.current++, []);
 
   const typed = text.trim();
-  const agents = search.data ?? [];
+  // While the search for newer text answers, the last list stays, narrowed by name (what the
+  // search matches) to what is typed: no flicker, and an option pressed meanwhile is still the
+  // agent it showed.
+  const answered = search.isSuccess && !search.isPlaceholderData;
+  const agents = answered ? search.data : (search.data ?? []).filter((a) => a.name.toLowerCase().includes(debounced.toLowerCase()));
   const options: Option[] = agents.map((agent) => ({ kind: 'agent', agent }));
   if (typed && LOOKS_LIKE_ID.test(typed) && !agents.some((a) => a.agent_id === typed)) options.push({ kind: 'id', id: typed });
+  const active = activeKey === null ? -1 : options.findIndex((o) => keyOf(o) === activeKey);
   const optionId = (i: number) => `${ids.list}-${i}`;
 
   const choose = (o: Option) => {
     ticket.current++;
     onSelect(o.kind === 'agent' ? o.agent.agent_id : o.id);
     setOpen(false);
-    setActive(-1);
+    setActiveKey(null);
     setText('');
   };
 
@@ -82,7 +94,8 @@ export function AgentPicker({ connection, flavour, selectedId, onSelect }: {
       if (!open) setOpen(true);
       const n = options.length;
       if (!n) return;
-      setActive((i) => (e.key === 'ArrowDown' ? (i + 1) % n : i <= 0 ? n - 1 : i - 1));
+      const next = e.key === 'ArrowDown' ? (active + 1) % n : active <= 0 ? n - 1 : active - 1;
+      setActiveKey(keyOf(options[next]!));
     } else if (e.key === 'Enter') {
       // The request side's Ctrl/Cmd+Enter runs; a plain Enter here picks.
       if (e.ctrlKey || e.metaKey) return;
@@ -91,7 +104,7 @@ export function AgentPicker({ connection, flavour, selectedId, onSelect }: {
       if (!typed) return;
       // Text pasted (or typed fast) and Enter at once: the list may not have answered for it
       // yet, so the agents it names are asked for now; an id is opened only if none is named.
-      if (debounced === typed && search.isSuccess) {
+      if (debounced === typed && answered) {
         const pick = pickFor(typed, agents);
         if (pick) choose(pick);
         return;
@@ -110,7 +123,7 @@ export function AgentPicker({ connection, flavour, selectedId, onSelect }: {
         e.preventDefault();
         e.stopPropagation();
         setOpen(false);
-        setActive(-1);
+        setActiveKey(null);
         if (!open) setText('');
       }
     }
@@ -137,7 +150,7 @@ export function AgentPicker({ connection, flavour, selectedId, onSelect }: {
             ticket.current++;
             setText(e.target.value);
             setOpen(true);
-            setActive(-1);
+            setActiveKey(null);
           }}
           onFocus={() => setOpen(true)}
           onClick={() => setOpen(true)}
@@ -146,7 +159,7 @@ export function AgentPicker({ connection, flavour, selectedId, onSelect }: {
         />
         {open && (
           <ul id={ids.list} role="listbox" aria-label="Agents" className="listbox">
-            {search.isLoading && <li className="muted" role="presentation">Searching…</li>}
+            {search.isFetching && !answered && <li className="muted" role="presentation">Searching…</li>}
             {search.isError && (
               <li className="error" role="presentation">
                 Search failed: {search.error instanceof ApiError ? `${search.error.status || ''} ${search.error.detail}` : String(search.error)}{' '}
@@ -154,10 +167,10 @@ export function AgentPicker({ connection, flavour, selectedId, onSelect }: {
                 {search.error instanceof ApiError && search.error.status === 401 && 'Paste a valid token in the connection panel.'}
               </li>
             )}
-            {search.isSuccess && options.length === 0 && <li className="muted" role="presentation">No agent matches “{debounced}”. Type its id instead.</li>}
+            {answered && options.length === 0 && <li className="muted" role="presentation">No agent matches “{debounced}”. Type its id instead.</li>}
             {options.map((o, i) => (
               <li
-                key={o.kind === 'agent' ? o.agent.agent_id : `id:${o.id}`}
+                key={keyOf(o)}
                 id={optionId(i)}
                 role="option"
                 aria-selected={i === active}
