@@ -11,7 +11,10 @@ export default defineConfig({
   fullyParallel: false,
   workers: 1,
   retries: 0,
-  reporter: process.env.CI ? [['list'], ['json', { outputFile: '.reports/playwright.json' }]] : 'list',
+  // `npm test` runs the suite as two shards side by side, each with its own servers, report and
+  // artifacts (E2E_REPORT, E2E_OUTPUT), so the two never share state.
+  reporter: process.env.CI ? [['list'], ['json', { outputFile: process.env.E2E_REPORT ?? '.reports/playwright.json' }]] : 'list',
+  outputDir: process.env.E2E_OUTPUT ?? 'test-results',
   use: {
     baseURL: `http://127.0.0.1:${PORT}`,
     trace: 'retain-on-failure',
