@@ -11,10 +11,7 @@ export default defineConfig({
   fullyParallel: false,
   workers: 1,
   retries: 0,
-  // `npm test` runs the suite as two shards side by side, each with its own servers, report and
-  // artifacts (E2E_REPORT, E2E_OUTPUT), so the two never share state.
-  reporter: process.env.CI ? [['list'], ['json', { outputFile: process.env.E2E_REPORT ?? '.reports/playwright.json' }]] : 'list',
-  outputDir: process.env.E2E_OUTPUT ?? 'test-results',
+  reporter: process.env.CI ? [['list'], ['json', { outputFile: '.reports/playwright.json' }]] : 'list',
   use: {
     baseURL: `http://127.0.0.1:${PORT}`,
     trace: 'retain-on-failure',

@@ -61,25 +61,8 @@ if (!run('build the console (the end-to-end tests and the console-server tests s
   failures.push('build');
 }
 const missing = chromiumMissingMessage();
-// The end-to-end suite runs as shards side by side, each on its own ports with its own servers:
-// its time is mostly spent waiting (timers, streams, a browser), not computing.
-const SHARDS = Math.max(1, Number(process.env.E2E_SHARDS ?? 2) || 1);
-const shards = missing
-  ? []
-  : Array.from({ length: SHARDS }, (_, i) => {
-      const base = 4321 + 10 * i;
-      const log = `${reports}/playwright-output-${i + 1}.txt`;
-      const report = `${reports}/playwright-${i + 1}.json`;
-      const done = runBeside(`end-to-end tests, shard ${i + 1} of ${SHARDS} (Playwright, Chromium)`, 'npx', ['playwright', 'test', `--shard=${i + 1}/${SHARDS}`], {
-        CI: '1',
-        E2E_PORT: String(base),
-        E2E_UPSTREAM_PORT: String(base + 1),
-        E2E_DURABLE_PORT: String(base + 2),
-        E2E_REPORT: report,
-        E2E_OUTPUT: `test-results/shard-${i + 1}`,
-      }, log);
-      return { n: i + 1, log, report, done };
-    });
+const playwrightLog = `${reports}/playwright-output.txt`;
+const e2eRun = missing ? undefined : runBeside('end-to-end tests (Playwright, Chromium)', 'npx', ['playwright', 'test'], { CI: '1' }, playwrightLog);
 const vitestOk = await runBeside('unit and service tests (Vitest)', 'npx', [
   'vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${reports}/vitest.json`,
 ]);
@@ -110,38 +93,34 @@ if (missing) {
   failed++;
   failures.push('end-to-end tests (no Chromium)');
 } else {
-  let ran = 0;
-  for (const shard of shards) {
-    const e2eOk = await shard.done;
-    console.log(`\n=== end-to-end tests, shard ${shard.n} of ${SHARDS}: its output`);
-    process.stdout.write(readFileSync(shard.log));
-    const p = readJson(shard.report);
-    const s = p?.stats;
-    if (s) {
-      passed += s.expected + (s.flaky ?? 0);
-      failed += s.unexpected;
-      ran += s.expected + s.unexpected + (s.flaky ?? 0);
-    }
-    const walk = (suite) => {
-      for (const spec of suite.specs ?? []) {
-        for (const t of spec.tests ?? []) {
-          if (t.status !== 'unexpected') continue;
-          const err = t.results?.at(-1)?.error?.message ?? '';
-          failures.push(`Playwright: ${spec.file}:${spec.line} › ${spec.title} — ${String(err).split('\n')[0].slice(0, 300)}`);
-        }
-      }
-      for (const child of suite.suites ?? []) walk(child);
-    };
-    for (const suite of p?.suites ?? []) walk(suite);
-    if (!e2eOk && (!s || s.unexpected === 0)) {
+  const e2eOk = await e2eRun;
+  console.log('\n=== end-to-end tests (Playwright, Chromium): its output');
+  process.stdout.write(readFileSync(playwrightLog));
+  const p = readJson(`${reports}/playwright.json`);
+  const s = p?.stats;
+  if (s) {
+    passed += s.expected + (s.flaky ?? 0);
+    failed += s.unexpected;
+    if (s.expected + s.unexpected + (s.flaky ?? 0) === 0) {
       failed++;
-      failures.push(`Playwright shard ${shard.n} (run error)`);
-    } else if (!e2eOk) failures.push(`Playwright shard ${shard.n}`);
+      failures.push('Playwright ran no test');
+    }
   }
-  if (ran === 0) {
+  const walk = (suite) => {
+    for (const spec of suite.specs ?? []) {
+      for (const t of spec.tests ?? []) {
+        if (t.status !== 'unexpected') continue;
+        const err = t.results?.at(-1)?.error?.message ?? '';
+        failures.push(`Playwright: ${spec.file}:${spec.line} › ${spec.title} — ${String(err).split('\n')[0].slice(0, 300)}`);
+      }
+    }
+    for (const child of suite.suites ?? []) walk(child);
+  };
+  for (const suite of p?.suites ?? []) walk(suite);
+  if (!e2eOk && (!s || s.unexpected === 0)) {
     failed++;
-    failures.push('Playwright ran no test');
-  }
+    failures.push('Playwright (run error)');
+  } else if (!e2eOk) failures.push('Playwright');
 }
 
 if (failures.length) console.log(`\nFailed:\n- ${failures.join('\n- ')}`);
