@@ -11,7 +11,7 @@
  *             headless; the ratio is the median of each headless round over the bare round
  *             just before it. Target: ≤ 1.3.
  *   console   Chromium: the suite imported on /suites, Run suite with concurrency 16; from the
- *             click until "Finished: 1,000 of 1,000", the longest main-thread task
+ *             click until "Finished: 1,000 of 1,000" and the kept results shown a second, the longest main-thread task
  *             (PerformanceObserver 'longtask', target ≤ 50 ms) and the JS heap, read every
  *             second (CDP Runtime.getHeapUsage, without forcing a collection; target < 200 MB).
  *
@@ -130,6 +130,13 @@ async function inTheConsole(origin: string): Promise<{ longestTaskMs: number; ta
       if (Date.now() > until) throw new Error(`the suite did not finish in 10 minutes: ${text}`);
     }
     const seconds = (performance.now() - started) / 1000;
+    // The run's end is not the page's: it then shows the results kept in the browser database
+    // (with the run's summary). That work counts too, and a second after it.
+    for (const until = Date.now() + 60_000; ; await new Promise((r) => setTimeout(r, 250))) {
+      if ((await page.evaluate(`!!document.querySelector('.suite-results .suite-summary')`)) as boolean) break;
+      if (Date.now() > until) throw new Error('the kept results were not shown a minute after the run ended');
+    }
+    await new Promise((r) => setTimeout(r, 1_000));
     sampling = false;
     await sampler;
     if (profile) writeFileSync(profile, JSON.stringify((await cdp.send('Profiler.stop')).profile));
@@ -170,7 +177,8 @@ async function run(): Promise<void> {
     }
     const page = await inTheConsole(server.origin);
     console.log(
-      `console: ${page.seconds.toFixed(1)} s; longest task ${Math.round(page.longestTaskMs)} ms (target ≤ ${LONG_TASK_TARGET_MS} ms, ${page.tasksOver50} over 50 ms) ${verdict(page.longestTaskMs <= LONG_TASK_TARGET_MS)}; ` +
+      // The longtask API reports only tasks over 50 ms: none reported is "none over 50 ms", not 0 ms.
+      `console: ${page.seconds.toFixed(1)} s; longest task ${page.tasksOver50 ? `${Math.round(page.longestTaskMs)} ms` : 'under 50 ms (none reported)'} (target ≤ ${LONG_TASK_TARGET_MS} ms, ${page.tasksOver50} over 50 ms) ${verdict(page.longestTaskMs <= LONG_TASK_TARGET_MS)}; ` +
         `heap at most ${page.heapMb.toFixed(1)} MB while it ran (target < ${HEAP_TARGET_MB} MB) ${verdict(page.heapMb < HEAP_TARGET_MB)}`,
     );
   } finally {

@@ -1,4 +1,3 @@
-import { Dexie } from 'dexie';
 import { useLiveQuery } from 'dexie-react-hooks';
 import { memo, useCallback, useEffect, useState } from 'react';
 import { TableScroll } from '../../../components/table-scroll';
@@ -9,7 +8,7 @@ import type { DurableRun } from '../../../contract/durable-runs';
 import type { RunWaitResponse } from '../../../contract/agents';
 import { recordOfEntry, type RunRecord } from '../model/run-record';
 import { StreamLog } from '../model/stream-log';
-import { caseDetails } from '../model/suite/suite-db';
+import { caseDetails, resultsOf } from '../model/suite/suite-db';
 import type { LiveResult, LiveSuiteRun } from '../model/suite/suite-runs';
 import { RunBody } from './run-body';
 import { SummaryView } from './suite-run-panel';
@@ -129,7 +128,7 @@ export function SuiteResults({ suiteRunId, live }: { suiteRunId: string; live?: 
         ? null
         : {
             run: await consoleDb().suiteRuns.get(suiteRunId),
-            results: await consoleDb().caseResults.where('[suiteRunId+index]').between([suiteRunId, Dexie.minKey], [suiteRunId, Dexie.maxKey]).toArray(),
+            results: await resultsOf(suiteRunId),
           },
     [suiteRunId, live === undefined],
   );

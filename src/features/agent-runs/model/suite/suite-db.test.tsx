@@ -10,7 +10,7 @@ import { consoleDb, ConsoleDb, VERSION_1_STORES } from '../console-db';
 import { evictionNotice, listRuns, saveRun, setRetentionLimits, wipeHistory } from '../history';
 import { runRequest } from '../run-request';
 import type { SuiteCase } from './suite';
-import { createSuite, deleteSuite, finishSuiteRun, startSuiteRun, SUITE_LOCK_PREFIX, SUITE_RUNS_KEPT, sweepSuiteRuns, writeResults } from './suite-db';
+import { createSuite, deleteSuite, finishSuiteRun, RESULTS_READ_AT_ONCE, resultsOf, startSuiteRun, SUITE_LOCK_PREFIX, SUITE_RUNS_KEPT, sweepSuiteRuns, writeResults } from './suite-db';
 import { suiteRuns } from './suite-runs';
 
 const user = (text: string) => [{ role: 'USER' as const, content: [{ type: 'text' as const, text }] }];
@@ -121,4 +121,23 @@ it('results of a suite run whose suite was deleted (in another tab too) are not 
   expect(await writeResults('elsewhere', [{ index: 0, result }])).toBe(false);
   expect(await consoleDb().caseResults.get('elsewhere:late')).toBeUndefined();
   expect(await consoleDb().caseDetails.get('elsewhere:late')).toBeUndefined();
+});
+
+it('a suite run’s results are read back whole and in case order, in pieces, and only that run’s', async () => {
+  const suite = await createSuite('Many results', []);
+  const n = RESULTS_READ_AT_ONCE * 2 + 50;
+  const resultOf = (key: string) => ({ key, caseId: key, name: key, verdict: 'passed' as const, assertions: [], entry: { id: key, startedAt: 1, request: runRequest('platform', 'wait', { id: 'echo-assistant' }, { messages: user(key) }), target: { profileLabel: 'Reference', mode: 'same-origin' as const, baseUrl: '' }, status: 'done' as const, durationMs: 1, eventCount: 0, bytes: 0, transcript: '' }, details: {} });
+  for (const id of ['many', 'other']) {
+    await startSuiteRun({ id, suiteId: suite.id, suiteName: suite.name, startedAt: 1, status: 'done', target: { profileId: 'reference', profileLabel: 'Reference' }, concurrency: 1, total: n });
+  }
+  // Written out of order, in batches, as cases end.
+  const order = Array.from({ length: n }, (_, i) => (i * 7) % n);
+  for (let i = 0; i < n; i += 64) await writeResults('many', order.slice(i, i + 64).map((index) => ({ index, result: resultOf(`case-${index}`) })));
+  await writeResults('other', [{ index: 0, result: resultOf('elsewhere') }]);
+  const read = await resultsOf('many');
+  expect(read.map((r) => r.index)).toEqual(Array.from({ length: n }, (_, i) => i));
+  expect(read.every((r) => r.suiteRunId === 'many')).toBe(true);
+  expect((await resultsOf('other')).map((r) => r.key)).toEqual(['elsewhere']);
+  expect(await resultsOf('none')).toEqual([]);
+  await deleteSuite(suite.id);
 });

@@ -4,6 +4,7 @@
  * results never loads them. Suite runs are not History: they never push out what History keeps.
  */
 
+import { Dexie } from 'dexie';
 import { consoleDb, type StoredCaseDetails, type StoredCaseResult, type StoredSuiteRun } from '../console-db';
 import type { HistoryDetails } from '../history-entry';
 import type { CaseResult } from './runner';
@@ -105,6 +106,28 @@ export async function writeResults(suiteRunId: string, results: readonly { index
 
 export async function finishSuiteRun(id: string, patch: Pick<StoredSuiteRun, 'status' | 'summary' | 'endedAt'>): Promise<void> {
   await consoleDb().suiteRuns.update(id, patch);
+}
+
+/** Results are read this many at a time: each read is its own task, so the page keeps its frames. */
+export const RESULTS_READ_AT_ONCE = 200;
+
+/**
+ * A suite run's results in case order, read in pieces of RESULTS_READ_AT_ONCE: 1,000 results
+ * read in one request were one main-thread task of about 50 ms (their deserialization).
+ */
+export async function resultsOf(suiteRunId: string): Promise<StoredCaseResult[]> {
+  const table = consoleDb().caseResults;
+  const all: StoredCaseResult[] = [];
+  for (;;) {
+    const piece = await table
+      .where('[suiteRunId+index]')
+      .between([suiteRunId, Dexie.minKey], [suiteRunId, Dexie.maxKey])
+      .offset(all.length)
+      .limit(RESULTS_READ_AT_ONCE)
+      .toArray();
+    for (const r of piece) all.push(r);
+    if (piece.length < RESULTS_READ_AT_ONCE) return all;
+  }
 }
 
 export async function caseDetails(id: string): Promise<HistoryDetails | undefined> {
