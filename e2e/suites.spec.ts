@@ -12,14 +12,22 @@ const dir = mkdtempSync(join(tmpdir(), 'suites-e2e-'));
 const children: ChildProcess[] = [];
 
 test.afterAll(() => {
-  for (const c of children) c.kill();
+  // Each service is the head of its own process group: npx, tsx and node under it all go
+  // (killing npx alone left the service running after the suite).
+  for (const c of children) {
+    try {
+      if (c.pid) process.kill(-c.pid, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+  }
 });
 
 /** A reference service of its own, with an agents file of the test's; answers its URL. */
 async function serviceWith(agents: unknown): Promise<string> {
   const file = join(dir, `agents-${children.length}.json`);
   writeFileSync(file, JSON.stringify(agents));
-  const child = spawn('npx', ['tsx', 'src/service/cli.ts', 'service', '--memory', '--port', '0', '--agents', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('npx', ['tsx', 'src/service/cli.ts', 'service', '--memory', '--port', '0', '--agents', file], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   children.push(child);
   return new Promise((resolve, reject) => {
     let out = '';

@@ -279,21 +279,30 @@ describe('a body that stops arriving is bounded by the body-idle timeout, not th
   });
 
   it('a body that keeps coming, slower than the idle time in total but never silent that long, is answered as usual', async () => {
-    const body = JSON.stringify({ name: 'echo' });
-    const socket = connect({ host: '127.0.0.1', port: svc.port });
-    let raw = '';
-    socket.on('data', (c: Buffer) => (raw += c.toString()));
-    const closed = new Promise((r) => socket.on('close', r));
-    socket.write(`POST /api/agents/search HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${TOKENS.agents}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`);
-    // A byte every 150 ms: the whole body takes about 2 s, five times the idle time.
-    for (const ch of body) {
-      socket.write(ch);
-      await new Promise((r) => setTimeout(r, 150));
+    // A service of its own with an idle time of 2 s: a byte every 150 ms stays far from it even
+    // when a loaded machine delays this test's timers, and 40 bytes take 6 s, three idle times.
+    const patient = await run({}, { bodyIdleTimeoutMs: 2_000, checkIntervalMs: 50 });
+    try {
+      const body = JSON.stringify({ name: 'echo' }).padEnd(40, ' ');
+      const socket = connect({ host: '127.0.0.1', port: patient.port });
+      let raw = '';
+      socket.on('data', (c: Buffer) => (raw += c.toString()));
+      const closed = new Promise((r) => socket.on('close', r));
+      socket.write(`POST /api/agents/search HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${TOKENS.agents}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`);
+      const started = performance.now();
+      for (const ch of body) {
+        socket.write(ch);
+        await new Promise((r) => setTimeout(r, 150));
+      }
+      const took = performance.now() - started;
+      await closed;
+      expect(took).toBeGreaterThan(2_000);
+      expect(raw).toMatch(/^HTTP\/1\.1 200 /);
+      expect(raw).toContain('echo-assistant');
+    } finally {
+      await patient.close();
     }
-    await closed;
-    expect(raw).toMatch(/^HTTP\/1\.1 200 /);
-    expect(raw).toContain('echo-assistant');
-  });
+  }, 30_000);
 
   it('with the default timeouts a silent body is answered 408 within a few seconds', async () => {
     const defaults = await run();

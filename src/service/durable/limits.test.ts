@@ -4,25 +4,42 @@
  * deleted after the retention period, a run's output is bounded, and a poll does not
  * serialize the output again.
  */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { TERMINAL_STATES } from '../../contract/durable-runs.ts';
 import { listeningService, TOKENS } from '../test-http.ts';
 import { DurableRunStore } from './store.ts';
 import { durableClient, outputTexts, sleepMs, USER_HI } from './test-support.ts';
 
+/**
+ * The built-in agents with the long runner's clean-up after a cancellation made 4 s: longer than
+ * the deadline and grace used here (2 s in all) by enough that a loaded machine, slow between
+ * the start and the cancel, still cancels before the deadline.
+ */
+function agentsWithSlowCleanUp(): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'limits-')), 'agents.json');
+  const catalog = JSON.parse(readFileSync(new URL('../agents.json', import.meta.url), 'utf8')) as { agents: { agent_id: string; behaviour: { durable?: { cancelDelayMs?: number } } }[] };
+  for (const a of catalog.agents) if (a.agent_id === 'long-runner') a.behaviour.durable!.cancelDelayMs = CLEAN_UP_MS;
+  writeFileSync(file, JSON.stringify(catalog));
+  return file;
+}
+const CLEAN_UP_MS = 4_000;
+
 describe('a terminal state is final', { timeout: 60_000 }, () => {
-  // The long runner cleans up for 1 s after a cancellation: longer than its deadline and grace here.
-  const server = listeningService({ memory: true, rateLimitPerMinute: 0, durableTimeoutMs: 600, durableGraceMs: 200 });
+  const server = listeningService({ memory: true, rateLimitPerMinute: 0, durableTimeoutMs: 1_500, durableGraceMs: 500, agentsFile: agentsWithSlowCleanUp() });
   const api = durableClient(() => server.url, TOKENS.agents);
 
   test('a cancelled run read FAILED past its deadline is still FAILED after its clean-up would have ended', async () => {
     const id = await api.start('long-runner');
     await api.state('long-runner', id, 'RUNNING');
+    const cancelledAt = performance.now();
     expect(api.runOf(await api.cancel('long-runner', id)).state).toBe('CANCELLING');
-    const failed = await api.until('long-runner', id, (r) => r.state !== 'CANCELLING', 3_000);
+    const failed = await api.until('long-runner', id, (r) => r.state !== 'CANCELLING', 8_000);
     expect(failed).toMatchObject({ state: 'FAILED', error: { code: 'execution_deadline_exceeded' } });
-    // The clean-up would have ended 1 s after the cancellation.
-    await sleepMs(1_300);
+    // Past the moment the clean-up would have ended.
+    await sleepMs(Math.max(0, cancelledAt + CLEAN_UP_MS + 300 - performance.now()));
     const later = api.runOf(await api.get('long-runner', id));
     expect(later).toEqual(failed);
     const states = new DurableRunStore(server.service.store.database).transitions(id).map((t) => t.state);
