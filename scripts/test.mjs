@@ -1,4 +1,4 @@
-// `npm test`: type check, lint, Vitest, then Playwright in a system Chromium. Runs every
+// `npm test`: a build, then Playwright in a system Chromium beside type check, lint and Vitest. Runs every
 // step even after a failure, so one run shows everything, and ends with one line
 // "N passed, M failed" summing all suites (type check and lint count one check each).
 import { spawn, spawnSync } from 'node:child_process';
@@ -48,14 +48,10 @@ function readJson(path) {
   }
 }
 
-check('type check (console)', 'npx', ['tsc', '-p', 'tsconfig.app.json']);
-check('type check (service, tests, tools)', 'npx', ['tsc', '-p', 'tsconfig.node.json']);
-check('type check (suite runner and its benchmark, with the console modules they run)', 'npx', ['tsc', '-p', 'tsconfig.cli.json']);
-check('lint', 'npx', ['eslint', '--max-warnings', '0', '.']);
-
-// Vitest and Playwright run side by side: most of either's time is spent waiting (services,
-// timers, a browser), and one after the other they took most of CI's time. Both serve the same
-// build, made once first, so that tests starting the console's server never build it together.
+// Playwright runs beside everything else: most of its time is spent waiting (services, timers, a
+// browser), and it is the longest step, so the type checks, lint and Vitest all fit in its
+// time. Both test runners serve the same build, made once first, so that tests starting the
+// console's server never build it together.
 if (!run('build the console (the end-to-end tests and the console-server tests serve it)', 'npx', ['vite', 'build', '--logLevel', 'warn'])) {
   failed++;
   failures.push('build');
@@ -63,6 +59,12 @@ if (!run('build the console (the end-to-end tests and the console-server tests s
 const missing = chromiumMissingMessage();
 const playwrightLog = `${reports}/playwright-output.txt`;
 const e2eRun = missing ? undefined : runBeside('end-to-end tests (Playwright, Chromium)', 'npx', ['playwright', 'test'], { CI: '1' }, playwrightLog);
+
+check('type check (console)', 'npx', ['tsc', '-p', 'tsconfig.app.json']);
+check('type check (service, tests, tools)', 'npx', ['tsc', '-p', 'tsconfig.node.json']);
+check('type check (suite runner and its benchmark, with the console modules they run)', 'npx', ['tsc', '-p', 'tsconfig.cli.json']);
+check('lint', 'npx', ['eslint', '--max-warnings', '0', '.']);
+
 const vitestOk = await runBeside('unit and service tests (Vitest)', 'npx', [
   'vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${reports}/vitest.json`,
 ]);
