@@ -184,3 +184,46 @@ it('while a slow search answers, the last list stays narrowed to what is typed; 
   await user.click(within(list).getByRole('option', { name: /Echo Assistant/ }));
   expect(await screen.findByRole('heading', { name: /Echo Assistant/ })).toBeTruthy();
 });
+
+/** Every agent search from now on is answered with `body` in place of the service's answer. */
+function searchAnswers(body: unknown) {
+  restore = slowNetwork({
+    match: (url, method) => method === 'POST' && url.endsWith('/agents/search'),
+    answer: () => new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } }),
+  }).restore;
+}
+
+it('an instance answering the same agent id twice: the arrows still reach every agent, and Enter opens the one highlighted', async () => {
+  freshBrowser(DEMO.agents);
+  const agent = (agent_id: string, name: string) => ({ agent_id, name, capabilities: { 'ap.io.messages': true } });
+  searchAnswers({ agents: [agent('echo-assistant', 'Echo Twice A'), agent('echo-assistant', 'Echo Twice B'), agent('calendar-helper', 'Calendar Helper')] });
+  const user = userEvent.setup();
+  renderConsole('/runs');
+  await user.click(await screen.findByRole('combobox', { name: 'Agent' }));
+  const list = await screen.findByRole('listbox', { name: 'Agents' });
+  await waitFor(() => expect(within(list).getAllByRole('option').length).toBeGreaterThan(0));
+  // One option per agent id: the second answer for the same id is not a second option.
+  expect(within(list).getAllByRole('option').map((o) => o.querySelector('code')?.textContent)).toEqual(['echo-assistant', 'calendar-helper']);
+  await user.keyboard('{ArrowDown}{ArrowDown}');
+  expect(list.querySelector('[aria-selected=true] .option-name')?.textContent).toBe('Calendar Helper');
+  await user.keyboard('{Enter}');
+  expect(await screen.findByRole('heading', { name: /Calendar Helper/ })).toBeTruthy();
+});
+
+it('an instance answering agents without names or capabilities, or not a list: the picker says so, and a typed id still opens', async () => {
+  freshBrowser(DEMO.agents);
+  searchAnswers({ agents: [{ agent_id: 'calendar-helper' }, { name: 'No id' }, null, 7, { agent_id: 'echo-assistant', name: 42, capabilities: 'x' }] });
+  const user = userEvent.setup();
+  renderConsole('/runs');
+  await user.click(await screen.findByRole('combobox', { name: 'Agent' }));
+  const list = await screen.findByRole('listbox', { name: 'Agents' });
+  // What has an id is listed under its id; what has none cannot be opened and is left out.
+  await waitFor(() => expect(within(list).getAllByRole('option').map((o) => o.querySelector('code')?.textContent)).toEqual(['calendar-helper', 'echo-assistant']));
+  restore?.();
+  searchAnswers({ agents: 'all of them' });
+  await user.type(picker(), 'cal');
+  expect(await within(list).findByText(/Search failed: .*not a list/)).toBeTruthy();
+  await user.clear(picker());
+  await user.type(picker(), 'calendar-helper{Enter}');
+  expect(await screen.findByRole('heading', { name: /Calendar Helper/ })).toBeTruthy();
+});
