@@ -4,6 +4,7 @@ import { afterEach, expect, it } from 'vitest';
 import { DEMO, freshBrowser, renderConsole, settleConsole } from './test-console';
 import { wipeHistory } from '../features/agent-runs/model/history';
 import { slowNetwork } from '../test-support/slow-network';
+import { AGENT_OPTIONS_SHOWN } from '../features/agent-runs/components/agent-picker';
 
 let restore: (() => void) | undefined;
 afterEach(async () => {
@@ -225,5 +226,23 @@ it('an instance answering agents without names or capabilities, or not a list: t
   expect(await within(list).findByText(/Search failed: .*not a list/)).toBeTruthy();
   await user.clear(picker());
   await user.type(picker(), 'calendar-helper{Enter}');
+  expect(await screen.findByRole('heading', { name: /Calendar Helper/ })).toBeTruthy();
+});
+
+it('an instance answering thousands of agents: the list draws the first few and says how many more, and Enter on a name beyond them opens that agent', async () => {
+  freshBrowser(DEMO.agents);
+  const agents = Array.from({ length: 5_000 }, (_, i) => ({ agent_id: `bulk-${i}`, name: `Bulk ${i} \u202e<b>é\u0301`, capabilities: {} }));
+  agents[4_000] = { agent_id: 'calendar-helper', name: 'Calendar Helper', capabilities: {} };
+  searchAnswers({ agents });
+  const user = userEvent.setup();
+  renderConsole('/runs');
+  await user.click(await screen.findByRole('combobox', { name: 'Agent' }));
+  const list = await screen.findByRole('listbox', { name: 'Agents' });
+  // Five thousand options drawn held the tab for seconds per key pressed.
+  expect(await within(list).findByText(/4,950 more: type more of a name to narrow/)).toBeTruthy();
+  expect(within(list).getAllByRole('option')).toHaveLength(AGENT_OPTIONS_SHOWN);
+  await user.keyboard('{ArrowUp}');
+  expect(list.querySelector('[aria-selected=true] code')?.textContent).toBe(`bulk-${AGENT_OPTIONS_SHOWN - 1}`);
+  await user.type(picker(), 'Calendar Helper{Enter}');
   expect(await screen.findByRole('heading', { name: /Calendar Helper/ })).toBeTruthy();
 });

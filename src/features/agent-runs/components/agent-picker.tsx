@@ -2,6 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useRef, useState } from 'react';
 import type { Agent } from '../../../contract/agents';
 import { ApiError } from '../../../lib/api-client';
+import { formatCount } from '../../../lib/format';
 import type { ActiveConnection } from '../../../lib/connection';
 import { searchAgentsQueryOptions, useSearchAgents } from '../api/search-agents';
 import type { Flavour } from '../model/run-request';
@@ -15,6 +16,12 @@ export function capabilitiesOf(a: Agent): string {
 
 /** Agent ids are opaque; anything without spaces or slashes may be one. */
 const LOOKS_LIKE_ID = /^[^\s/]{1,128}$/;
+
+/**
+ * Options drawn at most: an instance may answer thousands of agents, and drawing them all held
+ * the tab for seconds on each key. Enter on a name still looks through every agent answered.
+ */
+export const AGENT_OPTIONS_SHOWN = 50;
 
 type Option = { kind: 'agent'; agent: Agent } | { kind: 'id'; id: string };
 const keyOf = (o: Option) => (o.kind === 'agent' ? o.agent.agent_id : `id:${o.id}`);
@@ -75,7 +82,8 @@ export function AgentPicker({ connection, flavour, selectedId, onSelect }: {
   // agent it showed.
   const answered = search.isSuccess && !search.isPlaceholderData;
   const agents = answered ? search.data : (search.data ?? []).filter((a) => a.name.toLowerCase().includes(debounced.toLowerCase()));
-  const options: Option[] = agents.map((agent) => ({ kind: 'agent', agent }));
+  const options: Option[] = agents.slice(0, AGENT_OPTIONS_SHOWN).map((agent) => ({ kind: 'agent', agent }));
+  const notShown = agents.length - Math.min(agents.length, AGENT_OPTIONS_SHOWN);
   if (typed && LOOKS_LIKE_ID.test(typed) && !agents.some((a) => a.agent_id === typed)) options.push({ kind: 'id', id: typed });
   const active = activeKey === null ? -1 : options.findIndex((o) => keyOf(o) === activeKey);
   const optionId = (i: number) => `${ids.list}-${i}`;
@@ -193,6 +201,11 @@ export function AgentPicker({ connection, flavour, selectedId, onSelect }: {
                 )}
               </li>
             ))}
+            {notShown > 0 && (
+              <li className="muted" role="presentation">
+                {formatCount(notShown)} more: type more of a name to narrow.
+              </li>
+            )}
           </ul>
         )}
       </div>
