@@ -66,6 +66,11 @@ describe('a conversation file', () => {
     expect(copy.turns[1]!.request).toMatchObject({ flavour: 'legacy', mode: 'wait', path: '/rest/api/v1/agents/runs/wait' });
   });
 
+  it('saved again by an editor with a byte order mark (UTF-8 BOM) still imports', async () => {
+    const file = threadFileOf(conversation());
+    expect(await parseThreadFile(`\uFEFF${JSON.stringify(file)}`)).toEqual({ ok: true, file });
+  });
+
   it('refuses, in words, what is not a conversation file', async () => {
     const good = threadFileOf(conversation());
     const cases: [string, RegExp][] = [

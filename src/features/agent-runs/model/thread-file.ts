@@ -91,7 +91,8 @@ export type ParsedThreadFile = { ok: true; file: ThreadFile } | { ok: false; err
 export async function parseThreadFile(text: string): Promise<ParsedThreadFile> {
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    // A byte order mark some editors write is not the JSON's.
+    json = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch (err) {
     return { ok: false, error: `The file is not JSON (${err instanceof Error ? err.message : String(err)}).` };
   }

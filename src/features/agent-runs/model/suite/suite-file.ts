@@ -128,6 +128,8 @@ function assertionsIn(cases: readonly unknown[]): number {
  * pattern that cannot be matched in linear time, a JSON Schema that cannot be used.
  */
 export function parseSuiteFile(text: string, name = 'the file'): ParsedSuiteFile {
+  // A byte order mark some editors write (Windows Notepad, Excel) is not the JSON's: without it the file is the same.
+  text = text.replace(/^\uFEFF/, '');
   if (nestsDeeperThan(text, MAX_NESTING)) return { ok: false, problems: [`${name}: nested more than ${MAX_NESTING.toLocaleString('en-US')} levels deep: not a suite file`] };
   const errors: ParseError[] = [];
   const root = parseTree(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });

@@ -215,6 +215,13 @@ describe('a hostile suite file', () => {
     expect(performance.now() - t0).toBeLessThan(3_000);
   });
 
+  it('saved by an editor with a byte order mark (UTF-8 BOM) is read as the same file', () => {
+    const text = fileOf([caseOf(0, [{ kind: 'answer-contains', text: 'a' }])]);
+    const parsed = parseSuiteFile(text, 'b.json');
+    expect(parsed.ok).toBe(true);
+    expect(parseSuiteFile(`\uFEFF${text}`, 'b.json')).toEqual(parsed);
+  });
+
   it('nested 100,000 deep says so, naming the file', () => {
     const deep = '['.repeat(100_000) + ']'.repeat(100_000);
     expect(parseSuiteFile(`{"format":"metadata-agents-console/suite","x":${deep}}`, 'd.json')).toEqual({ ok: false, problems: [expect.stringMatching(/^d\.json: nested more than \d[\d,]* levels deep: not a suite file/)] });
