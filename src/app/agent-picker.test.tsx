@@ -246,3 +246,14 @@ it('an instance answering thousands of agents: the list draws the first few and 
   await user.type(picker(), 'Calendar Helper{Enter}');
   expect(await screen.findByRole('heading', { name: /Calendar Helper/ })).toBeTruthy();
 });
+
+it('an instance answering an agent without its name or capabilities: the agent’s page shows it under its id, not an error page', async () => {
+  freshBrowser(DEMO.agents);
+  restore = slowNetwork({
+    match: (url, method) => method === 'GET' && /\/agents\/calendar-helper$/.test(url),
+    answer: () => new Response(JSON.stringify({ agent: { agent_id: 'calendar-helper', description: 7 } }), { status: 200, headers: { 'content-type': 'application/json' } }),
+  }).restore;
+  renderConsole('/runs/calendar-helper');
+  expect(await screen.findByText(/Takes: input form/)).toBeTruthy();
+  expect(screen.getByRole('heading', { name: 'calendar-helper' })).toBeTruthy();
+});

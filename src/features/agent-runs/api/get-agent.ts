@@ -1,7 +1,7 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import type { Agent } from '../../../contract/agents';
 import { apiRequest } from '../../../lib/api-client';
 import type { Flavour } from '../model/run-request';
+import { agentOf } from './agent-answer';
 import { agentKeys, agentsBase, type AgentConnection } from './agent-keys';
 
 /** `GET …/agents/{id}`: the platform API wraps the agent as `{ agent }`, the client API answers it bare. */
@@ -9,8 +9,10 @@ export function agentQueryOptions(connection: AgentConnection, flavour: Flavour,
   return queryOptions({
     queryKey: agentKeys.detail(connection, flavour, id),
     queryFn: async ({ signal }) => {
-      const { data } = await apiRequest<Agent | { agent: Agent }>(connection, `${agentsBase(flavour)}/${encodeURIComponent(id)}`, { signal });
-      return 'agent' in data ? data.agent : data;
+      const { data } = await apiRequest<unknown>(connection, `${agentsBase(flavour)}/${encodeURIComponent(id)}`, { signal });
+      const agent = agentOf(data && typeof data === 'object' && 'agent' in data ? data.agent : data);
+      if (!agent) throw new Error('The instance answered something that is not an agent: it has no agent_id.');
+      return agent;
     },
     staleTime: 60_000,
     enabled: !connection.problem && id !== '',
