@@ -257,3 +257,42 @@ it('an instance answering an agent without its name or capabilities: the agentâ€
   expect(await screen.findByText(/Takes: input form/)).toBeTruthy();
   expect(screen.getByRole('heading', { name: 'calendar-helper' })).toBeTruthy();
 });
+
+it('Enterâ€™s search answered after the user switched profile opens nothing on the other profile', async () => {
+  freshBrowser(DEMO.agents, {
+    profiles: [
+      { id: 'reference', label: 'Reference service', mode: 'same-origin', target: '', scopes: [], remember: false, outcomes: {} },
+      { id: 'direct', label: 'Direct, no URL', mode: 'direct', target: '', scopes: [], remember: false, outcomes: {} },
+    ],
+    activeId: 'reference',
+    screenShare: false,
+  });
+  const user = userEvent.setup();
+  renderConsole('/runs');
+  const box = await screen.findByRole('combobox', { name: 'Agent' });
+  expect(screen.getByText('Choose an agent above to build its run.')).toBeTruthy();
+  // The search Enter asks for is held until the user has switched profile.
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  let answered!: () => void;
+  const done = new Promise<void>((r) => (answered = r));
+  restore = slowNetwork({
+    match: (url, method) => method === 'POST' && url.endsWith('/agents/search'),
+    answer: async () => {
+      await held;
+      answered();
+    },
+  }).restore;
+  box.focus();
+  await user.paste('expense');
+  await user.keyboard('{Enter}');
+  await user.selectOptions(screen.getByLabelText('Profile'), 'direct');
+  expect(await within(screen.getByRole('main')).findByRole('heading', { name: 'Connection not set up' })).toBeTruthy();
+  release();
+  await done;
+  // Time for the answer to be read and acted on (too short a wait could only let the bug pass, never fail the fix).
+  await new Promise((r) => setTimeout(r, 500));
+  await user.selectOptions(screen.getByLabelText('Profile'), 'reference');
+  expect(await screen.findByText('Choose an agent above to build its run.')).toBeTruthy();
+  expect(screen.queryByRole('heading', { name: /Expense Filer/ })).toBeNull();
+});

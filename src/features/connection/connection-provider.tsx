@@ -46,17 +46,25 @@ export function ConnectionProvider({ children }: { children: ReactNode }) {
     }
   }, []);
 
-  const recordOutcome = useCallback(
-    (group: string, outcome: GroupOutcome) => {
-      const key = group.toLowerCase();
-      setState((s) => {
-        const p = s.profiles.find((x) => x.id === s.activeId);
-        if (!p || p.outcomes[key] === outcome) return s;
-        return { ...s, profiles: s.profiles.map((x) => (x === p ? { ...x, outcomes: { ...x.outcomes, [key]: outcome } } : x)) };
-      });
-    },
-    [],
-  );
+  // An outcome belongs to the profile whose connection sent the request, not to the one active
+  // when the answer arrives: the user may have switched meanwhile, and "Run on both" sends with
+  // a profile that is not active at all. One recorder per profile, so it stays the same function.
+  const [recorders] = useState(() => new Map<string, (group: string, outcome: GroupOutcome) => void>());
+  const recorderOf = useCallback((profileId: string) => {
+    let record = recorders.get(profileId);
+    if (!record) {
+      record = (group, outcome) => {
+        const key = group.toLowerCase();
+        setState((s) => {
+          const p = s.profiles.find((x) => x.id === profileId);
+          if (!p || p.outcomes[key] === outcome) return s;
+          return { ...s, profiles: s.profiles.map((x) => (x === p ? { ...x, outcomes: { ...x.outcomes, [key]: outcome } } : x)) };
+        });
+      };
+      recorders.set(profileId, record);
+    }
+    return record;
+  }, [recorders]);
 
   const token = tokens[active.id];
   const api: ProfilesApi = {
@@ -71,6 +79,7 @@ export function ConnectionProvider({ children }: { children: ReactNode }) {
       setTokens((t) => ({ ...t, [profile.id]: newToken }));
     },
     remove: (id) => {
+      recorders.delete(id);
       tokenStore.set(id, undefined, false);
       setTokens((t) => ({ ...t, [id]: undefined }));
       setState((s) => {
@@ -107,10 +116,10 @@ export function ConnectionProvider({ children }: { children: ReactNode }) {
       fingerprint: fingerprintOf(profileToken),
       displayBaseUrl: profile.mode === 'same-origin' ? window.location.origin : profile.target,
       outcomes: profile.outcomes,
-      recordOutcome,
+      recordOutcome: recorderOf(profile.id),
       screenShare: state.screenShare,
     }),
-    [recordOutcome, state.screenShare],
+    [recorderOf, state.screenShare],
   );
   const connection = useMemo<ActiveConnection>(() => connectionFor(active, token), [connectionFor, active, token]);
   const connections = useMemo<Connections>(

@@ -3,7 +3,7 @@ import { useEffect, useId, useRef, useState } from 'react';
 import type { Agent } from '../../../contract/agents';
 import { ApiError } from '../../../lib/api-client';
 import { formatCount } from '../../../lib/format';
-import type { ActiveConnection } from '../../../lib/connection';
+import { connectionKey, type ActiveConnection } from '../../../lib/connection';
 import { searchAgentsQueryOptions, useSearchAgents } from '../api/search-agents';
 import type { Flavour } from '../model/run-request';
 
@@ -75,6 +75,11 @@ export function AgentPicker({ connection, flavour, selectedId, onSelect }: {
   // so a late answer never opens an agent after the user moved on.
   const ticket = useRef(0);
   useEffect(() => () => void ticket.current++, []);
+  // So does a switch of profile (or token) or API: an answer from the one before is not this one's to open.
+  const scope = [...connectionKey(connection), connection.profileId, flavour].join(' ');
+  useEffect(() => {
+    ticket.current++;
+  }, [scope]);
 
   const typed = text.trim();
   // While the search for newer text answers, the last list stays, narrowed by name (what the

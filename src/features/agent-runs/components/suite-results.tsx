@@ -148,7 +148,10 @@ export function SuiteResults({ suiteRunId, live }: { suiteRunId: string; live?: 
         </p>
       )}
       {kept?.run?.summary && <SummaryView summary={kept.run.summary} />}
-      {rows.length === 0 && <p className="muted">{live ? 'No case has ended yet.' : 'No result kept for this run.'}</p>}
+      {/* Until the kept results are read (in pieces; and when the run has just ended here, the live
+          query still holds its live-phase null), none is said to be missing. */}
+      {!live && !kept && <p className="muted">Reading the kept results…</p>}
+      {rows.length === 0 && (live || kept) && <p className="muted">{live ? 'No case has ended yet.' : 'No result kept for this run.'}</p>}
       {rows.length > 0 && (
         <TableScroll label="Results by case">
           <table className="suite-result-table">

@@ -5,13 +5,14 @@
  * authorized. The consent itself is posted as the consent page's form would post it.
  */
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { cleanup, render, screen, within } from '@testing-library/react';
+import { act, cleanup, render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { StrictMode } from 'react';
+import { StrictMode, useState } from 'react';
 import { afterEach, expect, it, vi } from 'vitest';
 import { ApiError } from '../../../lib/api-client';
 import { ConnectionContext, fingerprintOf, type ActiveConnection } from '../../../lib/connection';
 import { mintAgentsToken } from '../../../test-support/reference-service';
+import { slowNetwork } from '../../../test-support/slow-network';
 import { ToolAuthorization } from './tool-authorization';
 
 afterEach(() => cleanup());
@@ -131,4 +132,55 @@ it('a denied consent leaves the server awaiting authorization, and one token’s
     .then(({ authorizationUrl }) => decide(authorizationUrl, 'allow'));
   renderPanel(other, refusal([{ server_id: 'srv_gcal_01' }]));
   expect(await within(await screen.findByRole('listitem', { name: 'Google Calendar' })).findByText('Awaiting your authorization')).toBeTruthy();
+});
+
+it('an Authorize still asking for its link when the user switches profile neither sends the tab to that consent page nor shows its outcome on the new profile’s servers', async () => {
+  const user = userEvent.setup();
+  const [token, other] = [await mintAgentsToken(), await mintAgentsToken()];
+  const openConsent = vi.fn<(href: string) => void>();
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  const net = slowNetwork({ match: (url, method) => method === 'POST' && url.includes('/tool-servers/'), answer: async () => void (await held) });
+  try {
+    const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    let switchTo!: (c: ActiveConnection) => void;
+    function Switchable() {
+      const [connection, setConnection] = useState(() => connectionWith(token));
+      switchTo = setConnection;
+      return (
+        <ConnectionContext.Provider value={connection}>
+          <ToolAuthorization error={refusal([{ server_id: 'srv_gcal_01' }])} openConsent={openConsent} />
+        </ConnectionContext.Provider>
+      );
+    }
+    render(
+      <StrictMode>
+        <QueryClientProvider client={client}>
+          <Switchable />
+        </QueryClientProvider>
+      </StrictMode>,
+    );
+    await user.click(await screen.findByRole('button', { name: 'Authorize Google Calendar' }));
+    expect(await screen.findByRole('button', { name: 'Authorize Google Calendar' })).toHaveProperty('textContent', 'Asking for the consent link…');
+
+    act(() => switchTo({ ...connectionWith(other), profileId: 'other', profileLabel: 'Other' }));
+    const row = await screen.findByRole('listitem', { name: 'Google Calendar' });
+    expect(await within(row).findByText('Awaiting your authorization')).toBeTruthy();
+    // The other profile's server is not the one being asked about.
+    const button = within(row).getByRole<HTMLButtonElement>('button', { name: 'Authorize Google Calendar' });
+    expect(button.textContent).toBe('Authorize');
+    expect(button.disabled).toBe(false);
+
+    release();
+    await vi.waitFor(() => expect(client.getMutationCache().getAll().map((m) => m.state.status)).toEqual(['error']));
+    // Back on the profile that asked: its Authorize says what became of it; the tab never left.
+    act(() => switchTo(connectionWith(token)));
+    const back = await screen.findByRole('listitem', { name: 'Google Calendar' });
+    expect((await within(back).findByRole('alert')).textContent).toContain('The consent link came after you switched profile, so this tab stayed here. Authorize again to open it for Test.');
+    expect(openConsent).not.toHaveBeenCalled();
+    expect(screen.queryByText('Opening the consent page…')).toBeNull();
+    expect(within(back).getByRole<HTMLButtonElement>('button', { name: 'Authorize Google Calendar' }).disabled).toBe(false);
+  } finally {
+    net.restore();
+  }
 });

@@ -1,11 +1,11 @@
 import { useMutation, useQueries } from '@tanstack/react-query';
-import { useId } from 'react';
+import { useEffect, useId, useRef } from 'react';
 import { CodeSnippets } from '../../../components/code-snippets';
 import { ResponseSummary } from '../../../components/response-meta';
 import { SpecBadge } from '../../../components/spec-badge';
 import { toolSuggestionsOf, type ToolServerAuthStatusResponse, type ToolSuggestion } from '../../../contract/tool-servers';
 import { ApiError, type ApiResponse } from '../../../lib/api-client';
-import { useConnection, type ActiveConnection } from '../../../lib/connection';
+import { connectionKey, useConnection, type ActiveConnection } from '../../../lib/connection';
 import { authorizeToolServer, toolServerAuthQueryOptions } from '../api/tool-server-auth';
 import { consentTarget, instanceOriginOf, returnUrlOf, serverAuthText } from '../model/tool-auth';
 
@@ -18,6 +18,11 @@ function authorizeProblem(error: unknown): string {
     return `${text} If the instance does not accept this console’s address (${window.location.origin}) as a return URL, its administrator must add it to the allowed return URLs (the reference service: --allowed-return-origin).`;
   }
   return text;
+}
+
+/** The same profile with the same token: what was asked for one is that one's. */
+function sameSender(a: ActiveConnection, b: ActiveConnection): boolean {
+  return a.profileId === b.profileId && connectionKey(a).join(' ') === connectionKey(b).join(' ');
 }
 
 type Status = { kind: 'checking' } | { kind: 'answered'; response: ApiResponse<ToolServerAuthStatusResponse> } | { kind: 'failed'; error: unknown };
@@ -62,10 +67,19 @@ export function ToolAuthorization({ error, onRunAgain, runAgainBlockedWhy, sentW
       const answer = await authorizeToolServer(v.connection, v.serverId, v.returnUrl);
       const target = consentTarget(answer.data?.authorizationUrl, instanceOriginOf(v.connection, window.location.origin));
       if (!target.ok) throw new Error(target.problem);
+      // The tab goes to the consent page only if the user is still on the profile it was asked
+      // for: after a switch, coming back would show the other token's statuses, none the wiser.
+      if (!sameSender(v.connection, current.current)) throw new Error(`The consent link came after you switched profile, so this tab stayed here. Authorize again to open it for ${v.connection.profileLabel}.`);
       return target.href;
     },
     onSuccess: (href) => openConsent(href),
   });
+  const current = useRef(connection);
+  useEffect(() => {
+    current.current = connection;
+  }, [connection]);
+  // What an Authorize asked for another profile (or token) got is not this one's to show.
+  const asked = authorize.variables && sameSender(authorize.variables.connection, connection) ? authorize : undefined;
   if (servers.length === 0) return null;
   const rows = servers.map((server, i) => {
     const q = statuses[i]!;
@@ -97,14 +111,14 @@ export function ToolAuthorization({ error, onRunAgain, runAgainBlockedWhy, sentW
             key={server.serverId}
             server={server}
             status={status}
-            busy={authorize.isPending && authorize.variables?.serverId === server.serverId}
-            disabled={authorize.isPending || authorize.isSuccess}
-            problem={authorize.isError && authorize.variables?.serverId === server.serverId ? authorizeProblem(authorize.error) : undefined}
+            busy={!!asked?.isPending && asked.variables?.serverId === server.serverId}
+            disabled={!!asked && (asked.isPending || asked.isSuccess)}
+            problem={asked?.isError && asked.variables?.serverId === server.serverId ? authorizeProblem(asked.error) : undefined}
             onAuthorize={() => authorize.mutate({ connection, serverId: server.serverId, returnUrl: returnUrlOf(window.location.href) })}
           />
         ))}
       </ul>
-      {authorize.isSuccess && (
+      {asked?.isSuccess && (
         <p role="status" className="hint">
           Opening the consent page…
         </p>

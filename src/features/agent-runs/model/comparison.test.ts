@@ -104,6 +104,16 @@ describe('comparison', () => {
     expect(bodyDiff({ same: { x: [1] } }, { same: { x: [1] } })).toEqual([]);
   });
 
+  it('lists every difference of two large bodies (200,000 changed items under a member) without a RangeError', () => {
+    const n = 200_000;
+    const a = { messages: { items: Array.from({ length: n }, (_, i) => i) } };
+    const b = { messages: { items: Array.from({ length: n }, (_, i) => -i - 1) } };
+    const diff = bodyDiff(a, b);
+    expect(diff).toHaveLength(n);
+    expect(diff[0]).toEqual({ pointer: '/messages/items/0', kind: 'changed', a: 0, b: -1 });
+    expect(diff.at(-1)).toEqual({ pointer: `/messages/items/${n - 1}`, kind: 'changed', a: n - 1, b: -n });
+  });
+
   it('lists the headers that differ, names ignoring case, leaving out those that differ on every answer', () => {
     const legacy: [string, string][] = [
       ['Content-Type', 'text/event-stream'],

@@ -133,28 +133,37 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 /** Where two JSON values differ, by pointer: a member only one has, or a value that changed. */
 export function bodyDiff(a: unknown, b: unknown, pointer = ''): ValueDifference[] {
+  const out: ValueDifference[] = [];
+  collectBodyDiff(a, b, pointer, out);
+  return out;
+}
+
+/**
+ * Differences go into one list passed down, never spread into a push: a spread of more than
+ * about 100,000 differences (one large array changed) throws RangeError, and copying each
+ * level's list into its parent's cost as much again per level of nesting.
+ */
+function collectBodyDiff(a: unknown, b: unknown, pointer: string, out: ValueDifference[]): void {
   if (isObject(a) && isObject(b)) {
-    const out: ValueDifference[] = [];
     const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])];
     for (const k of keys) {
       const p = `${pointer}/${escapePointer(k)}`;
       if (!Object.hasOwn(b, k)) out.push({ pointer: p, kind: 'only-a', a: a[k] });
       else if (!Object.hasOwn(a, k)) out.push({ pointer: p, kind: 'only-b', b: b[k] });
-      else out.push(...bodyDiff(a[k], b[k], p));
+      else collectBodyDiff(a[k], b[k], p, out);
     }
-    return out;
+    return;
   }
   if (Array.isArray(a) && Array.isArray(b)) {
-    const out: ValueDifference[] = [];
     for (let i = 0; i < Math.max(a.length, b.length); i++) {
       const p = `${pointer}/${i}`;
       if (i >= b.length) out.push({ pointer: p, kind: 'only-a', a: a[i] });
       else if (i >= a.length) out.push({ pointer: p, kind: 'only-b', b: b[i] });
-      else out.push(...bodyDiff(a[i], b[i], p));
+      else collectBodyDiff(a[i], b[i], p, out);
     }
-    return out;
+    return;
   }
-  return Object.is(a, b) ? [] : [{ pointer, kind: 'changed', a, b }];
+  if (!Object.is(a, b)) out.push({ pointer, kind: 'changed', a, b });
 }
 
 export interface HeaderDifference {

@@ -141,3 +141,35 @@ it('a suite run’s results are read back whole and in case order, in pieces, an
   expect(await resultsOf('none')).toEqual([]);
   await deleteSuite(suite.id);
 });
+
+it('results written while a suite run’s results are read in pieces are neither read twice nor leave a piece out', async () => {
+  const suite = await createSuite('Written meanwhile', []);
+  const resultOf = (key: string) => ({ key, caseId: key, name: key, verdict: 'passed' as const, assertions: [], entry: { id: key, startedAt: 1, request: runRequest('platform', 'wait', { id: 'echo-assistant' }, { messages: user(key) }), target: { profileLabel: 'Reference', mode: 'same-origin' as const, baseUrl: '' }, status: 'done' as const, durationMs: 1, eventCount: 0, bytes: 0, transcript: '' }, details: {} });
+  await startSuiteRun({ id: 'meanwhile', suiteId: suite.id, suiteName: suite.name, startedAt: 1, status: 'running', target: { profileId: 'reference', profileLabel: 'Reference' }, concurrency: 4, total: 1_000 });
+  // Cases end out of order: every odd one first, the even ones as the reader goes.
+  const odd = Array.from({ length: RESULTS_READ_AT_ONCE * 2 }, (_, i) => 2 * i + 1);
+  await writeResults('meanwhile', odd.map((index) => ({ index, result: resultOf(`case-${index}`) })));
+  let seen = 0;
+  let written: Promise<boolean> | undefined;
+  const table = consoleDb().caseResults;
+  const reading = (row: { suiteRunId: string }) => {
+    // The first piece is read; another tab (or this run) writes ten earlier cases before the next.
+    if (row.suiteRunId === 'meanwhile' && ++seen === RESULTS_READ_AT_ONCE && !written) {
+      written = Dexie.ignoreTransaction(() => writeResults('meanwhile', Array.from({ length: 10 }, (_, i) => ({ index: 2 * i, result: resultOf(`case-${2 * i}`) }))));
+    }
+    return row;
+  };
+  table.hook('reading', reading);
+  try {
+    const read = await resultsOf('meanwhile');
+    expect(await written).toBe(true);
+    const keys = read.map((r) => r.key);
+    expect(new Set(keys).size).toBe(keys.length);
+    // Every result there was before the read began is in it, once.
+    for (const index of odd) expect(keys).toContain(`case-${index}`);
+    expect(read.map((r) => r.index)).toEqual([...read.map((r) => r.index)].sort((a, b) => a - b));
+  } finally {
+    table.hook('reading').unsubscribe(reading);
+    await deleteSuite(suite.id);
+  }
+});

@@ -114,15 +114,19 @@ export const RESULTS_READ_AT_ONCE = 200;
 /**
  * A suite run's results in case order, read in pieces of RESULTS_READ_AT_ONCE: 1,000 results
  * read in one request were one main-thread task of about 50 ms (their deserialization).
+ * Each piece goes on after the last case index read, not after a count: results written
+ * between two pieces (cases end out of order, in this tab or another) would shift a count, and
+ * a result be read twice or left out. One written below where the reading is shows on the
+ * next read (a live query reads again on every write to the run's results).
  */
 export async function resultsOf(suiteRunId: string): Promise<StoredCaseResult[]> {
   const table = consoleDb().caseResults;
   const all: StoredCaseResult[] = [];
   for (;;) {
+    const last = all.at(-1);
     const piece = await table
       .where('[suiteRunId+index]')
-      .between([suiteRunId, Dexie.minKey], [suiteRunId, Dexie.maxKey])
-      .offset(all.length)
+      .between(last ? [suiteRunId, last.index] : [suiteRunId, Dexie.minKey], [suiteRunId, Dexie.maxKey], !last, true)
       .limit(RESULTS_READ_AT_ONCE)
       .toArray();
     for (const r of piece) all.push(r);

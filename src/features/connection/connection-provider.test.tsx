@@ -1,0 +1,54 @@
+import { act, cleanup, render } from '@testing-library/react';
+import { afterEach, expect, it } from 'vitest';
+import { useConnection, useConnections, type ActiveConnection, type Connections } from '../../lib/connection';
+import { DEMO, freshBrowser } from '../../test-support/reference-service';
+import { ConnectionProvider, useProfiles, type ProfilesApi } from './connection-provider';
+
+afterEach(() => cleanup());
+
+const PROFILES = {
+  profiles: [
+    { id: 'a', label: 'Profile A', mode: 'same-origin', target: '', scopes: [], remember: false, outcomes: {} },
+    { id: 'b', label: 'Profile B', mode: 'same-origin', target: '', scopes: [], remember: false, outcomes: {} },
+  ],
+  activeId: 'a',
+  screenShare: false,
+};
+
+function renderProvider() {
+  const seen: { connection?: ActiveConnection; connections?: Connections; profiles?: ProfilesApi } = {};
+  function Probe() {
+    seen.connection = useConnection();
+    seen.connections = useConnections();
+    seen.profiles = useProfiles();
+    return null;
+  }
+  render(
+    <ConnectionProvider>
+      <Probe />
+    </ConnectionProvider>,
+  );
+  const outcomesOf = (id: string) => seen.profiles!.state.profiles.find((p) => p.id === id)!.outcomes;
+  return { seen, outcomesOf };
+}
+
+it('an answer that arrives after the user switched profile is recorded on the profile that sent the request', () => {
+  freshBrowser(DEMO.agents, PROFILES);
+  const { seen, outcomesOf } = renderProvider();
+  const sender = seen.connection!;
+  expect(sender.profileId).toBe('a');
+  act(() => seen.profiles!.activate('b'));
+  expect(seen.connection!.profileId).toBe('b');
+  // A's request for group "sales" answers now.
+  act(() => sender.recordOutcome('Sales', 'ok'));
+  expect(outcomesOf('a')).toEqual({ sales: 'ok' });
+  expect(outcomesOf('b')).toEqual({});
+});
+
+it('a request sent with another profile’s connection (Run on both) records its outcome on that profile', () => {
+  freshBrowser(DEMO.agents, PROFILES);
+  const { seen, outcomesOf } = renderProvider();
+  act(() => seen.connections!.connectionOf('b')!.recordOutcome('hr', 'refused'));
+  expect(outcomesOf('b')).toEqual({ hr: 'refused' });
+  expect(outcomesOf('a')).toEqual({});
+});
