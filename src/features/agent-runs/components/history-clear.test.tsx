@@ -17,7 +17,7 @@ import { HistoryPanel } from './history-panel';
 const CONNECTION = referenceConnection(DEMO.agents, 'fp-clear');
 
 function turn(thread: string, startedAt: number, status: HistoryEntry['status'], runId?: string): HistoryEntry {
-  const messages = [{ role: 'USER', content: [{ type: 'text', text: `question ${thread}` }] }];
+  const messages = [{ role: 'USER' as const, content: [{ type: 'text' as const, text: `question ${thread}` }] }];
   return {
     id: `run-${thread}`,
     startedAt,
