@@ -296,3 +296,18 @@ it('Enter’s search answered after the user switched profile opens nothing on t
   expect(await screen.findByText('Choose an agent above to build its run.')).toBeTruthy();
   expect(screen.queryByRole('heading', { name: /Expense Filer/ })).toBeNull();
 });
+
+it('typed letters and arrows at once, before the search is asked: the list shown is already narrowed to what is typed, so Enter opens a match, never an agent the letters rule out', async () => {
+  freshBrowser(DEMO.agents);
+  const user = userEvent.setup();
+  renderConsole('/runs');
+  await user.click(await screen.findByRole('combobox', { name: 'Agent' }));
+  const list = await screen.findByRole('listbox', { name: 'Agents' });
+  await waitFor(() => expect(within(list).getAllByRole('option').length).toBeGreaterThan(5));
+  // Well within the 200 ms before the search for "fl" is asked: the full list was on screen.
+  await user.keyboard('fl{ArrowDown}');
+  const highlighted = list.querySelector('[aria-selected=true] .option-name')?.textContent;
+  expect(highlighted).toBe('Flaky Reporter');
+  await user.keyboard('{Enter}');
+  expect(await screen.findByRole('heading', { name: /Flaky Reporter/ })).toBeTruthy();
+});

@@ -85,8 +85,11 @@ export function AgentPicker({ connection, flavour, selectedId, onSelect }: {
   // While the search for newer text answers, the last list stays, narrowed by name (what the
   // search matches) to what is typed: no flicker, and an option pressed meanwhile is still the
   // agent it showed.
+  // Narrowed to what is typed, not to what was last asked: in the 200 ms before the search for
+  // new letters is asked, the list was the older, wider one, and an arrow and Enter opened an
+  // agent the letters already ruled out.
   const answered = search.isSuccess && !search.isPlaceholderData;
-  const agents = answered ? search.data : (search.data ?? []).filter((a) => a.name.toLowerCase().includes(debounced.toLowerCase()));
+  const agents = answered && debounced === typed ? search.data : (search.data ?? []).filter((a) => a.name.toLowerCase().includes(typed.toLowerCase()));
   const options: Option[] = agents.slice(0, AGENT_OPTIONS_SHOWN).map((agent) => ({ kind: 'agent', agent }));
   const notShown = agents.length - Math.min(agents.length, AGENT_OPTIONS_SHOWN);
   if (typed && LOOKS_LIKE_ID.test(typed) && !agents.some((a) => a.agent_id === typed)) options.push({ kind: 'id', id: typed });
@@ -180,7 +183,7 @@ export function AgentPicker({ connection, flavour, selectedId, onSelect }: {
                 {search.error instanceof ApiError && search.error.status === 401 && 'Paste a valid token in the connection panel.'}
               </li>
             )}
-            {answered && options.length === 0 && <li className="muted" role="presentation">No agent matches “{debounced}”. Type its id instead.</li>}
+            {answered && debounced === typed && options.length === 0 && <li className="muted" role="presentation">No agent matches “{debounced}”. Type its id instead.</li>}
             {options.map((o, i) => (
               <li
                 key={keyOf(o)}

@@ -201,9 +201,12 @@ export function HistoryPanel({ connection, onLoad, onImported }: {
     ...entries.filter((e) => !e.request.thread && runMatches(e, query)).map((entry) => ({ kind: 'run' as const, entry, at: entry.startedAt })),
   ].sort((a, b) => b.at - a.at);
   // What Clear history leaves: runs that may still change (an imported record, or an older version's entry, never does).
-  const goingOn = entries.filter(mayChange).length;
-  const conversations = threads.length;
-  const lone = entries.filter((e) => !e.request.thread).length;
+  // Such a run stays with its whole conversation, so neither is counted among what leaves.
+  const stays = entries.filter(mayChange);
+  const goingOn = stays.length;
+  const staying = new Set(stays.map((e) => e.request.thread?.id ?? e.id));
+  const conversations = threads.filter((t) => !staying.has(t.id)).length;
+  const lone = entries.filter((e) => !e.request.thread && !staying.has(e.id)).length;
 
   const importFile = async (file: File) => {
     setImportError(null);
@@ -258,8 +261,8 @@ export function HistoryPanel({ connection, onLoad, onImported }: {
             <strong>Clear history?</strong>
           </p>
           <p id="clear-what">
-            {itemsText(conversations, lone)} {conversations + lone === 1 ? 'leaves' : 'leave'} this browser’s history
-            {goingOn ? `; ${formatCount(goingOn)} ${goingOn === 1 ? 'run' : 'runs'} still going on ${goingOn === 1 ? 'stays' : 'stay'}` : ''}. You can undo it.
+            {conversations + lone === 0 ? 'Nothing leaves' : `${itemsText(conversations, lone)} ${conversations + lone === 1 ? 'leaves' : 'leave'}`} this browser’s history
+            {goingOn ? `; ${formatCount(goingOn)} ${goingOn === 1 ? 'run' : 'runs'} still going on ${goingOn === 1 ? 'stays, with its conversation' : 'stay, with their conversations'}` : ''}. You can undo it.
           </p>
           <div className="toolbar">
             <button type="button" className="danger" onClick={() => void clear()} autoFocus>

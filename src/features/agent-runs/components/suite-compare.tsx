@@ -31,8 +31,14 @@ const OUTCOME_WORDS = { regression: 'Regression', fixed: 'Fixed', new: 'Only in 
  */
 export const SuiteCompare = memo(function SuiteCompare({ runs }: { runs: readonly StoredSuiteRun[] }) {
   const id = useId();
-  const [a, setA] = useState(runs[1]?.id ?? '');
-  const [b, setB] = useState(runs[0]?.id ?? '');
+  // What was chosen by hand, else the two newest runs, older as A: the list grows while the page
+  // is open (this shows up once one run has ended, while the next goes on), and a default fixed at
+  // the first draw left A on no run at all, so nothing was compared.
+  const [chosenA, setA] = useState<string>();
+  const [chosenB, setB] = useState<string>();
+  const kept = (id: string | undefined) => (id !== undefined && runs.some((r) => r.id === id) ? id : undefined);
+  const a = kept(chosenA) ?? runs[1]?.id ?? '';
+  const b = kept(chosenB) ?? runs[0]?.id ?? '';
   const comparison = useLiveQuery(async () => {
     if (!a || !b || a === b) return undefined;
     const [ra, rb] = await Promise.all([consoleDb().caseResults.where('suiteRunId').equals(a).toArray(), consoleDb().caseResults.where('suiteRunId').equals(b).toArray()]);

@@ -94,7 +94,7 @@ export function SuitePage() {
         </div>
       )}
       {shownId && <SuiteResults key={shownId} suiteRunId={shownId} live={live?.id === shownId && !live.ended ? live : undefined} />}
-      {runs && runs.length > 1 && ended && <SuiteCompare runs={ended} />}
+      {ended && ended.length > 1 && <SuiteCompare runs={ended} />}
     </div>
   );
 }
