@@ -7,9 +7,6 @@ import { DURABLE_PORT } from './servers';
 const isDecision = (r: Request) => r.method() === 'POST' && /\/api\/agents\/[^/]+\/responses$/.test(new URL(r.url()).pathname);
 const isCancellation = (r: Request) => r.method() === 'POST' && /\/api\/agents\/[^/]+\/cancellations$/.test(new URL(r.url()).pathname);
 
-// Durable runs take seconds at the service, and the page reads them every second or so.
-test.describe.configure({ timeout: 60_000 });
-
 test.beforeEach(async ({ runs, connection }) => {
   await runs.open();
   await connection.setToken(AGENT_TOKENS.agents);

@@ -12,7 +12,6 @@ import { AGENT_TOKENS, RunsPage } from './pages/runs';
  * lose what they brought nor take a loop of turns.
  */
 
-test.describe.configure({ timeout: 60_000 });
 
 async function ready(runs: RunsPage, connection: ConnectionPage, agent: string) {
   await runs.open();
@@ -132,6 +131,8 @@ async function importFile(page: Page, runs: RunsPage, name: string, content: unk
 }
 
 test('an old conversation imported into a full history is kept and shown; a file whose turns loop is refused, saying where', async ({ page, runs }) => {
+  // Fifty imports through the page: 15 s on a quiet machine, over 60 s on a loaded one.
+  test.setTimeout(180_000);
   await runs.open();
   // Fifty newer conversations fill history.
   for (let i = 0; i < 50; i++) {

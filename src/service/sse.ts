@@ -70,8 +70,12 @@ export function frameRecorded(id: string | undefined, event: string | undefined,
   return `${out}\n`;
 }
 
-/** How long after its last bytes left a broken stream's connection is cut. */
-const DROP_AFTER_WRITTEN_MS = 100;
+/**
+ * How long after its last bytes left a broken stream's connection is cut: a browser whose page is
+ * busy reads what came and the break in one go, and then reports the break without the events
+ * (Chromium did, 100 ms after them, on a loaded machine).
+ */
+const DROP_AFTER_WRITTEN_MS = 1_000;
 
 /** Past this many characters waiting, a burst is written at once rather than at its end. */
 const BATCH_CHARS = 32 * 1024;
