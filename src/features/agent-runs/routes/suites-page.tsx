@@ -31,7 +31,7 @@ export function SuitesPage() {
     if (f.size > MAX_SUITE_FILE_BYTES) return setProblems([`${f.name}: ${(f.size / 1024 / 1024).toFixed(1)} MB; a suite file may be at most ${MAX_SUITE_FILE_BYTES / 1024 / 1024} MB.`]);
     const parsed = parseSuiteFile(await f.text(), f.name);
     if (!parsed.ok) return setProblems(parsed.problems);
-    const suite = await createSuite(parsed.file.suite.name, parsed.file.cases);
+    const suite = await createSuite(parsed.file.suite.name, parsed.file.cases, { distinct: true });
     navigate(`/suites/${encodeURIComponent(suite.id)}`);
   };
   return (
@@ -47,7 +47,7 @@ export function SuitesPage() {
         onSubmit={(e) => {
           e.preventDefault();
           if (!name.trim()) return;
-          void createSuite(name).then((s) => navigate(`/suites/${encodeURIComponent(s.id)}`));
+          void createSuite(name, [], { distinct: true }).then((s) => navigate(`/suites/${encodeURIComponent(s.id)}`));
         }}
       >
         <label htmlFor={`${id}-name`}>New suite</label>

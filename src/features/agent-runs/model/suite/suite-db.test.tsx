@@ -10,7 +10,7 @@ import { consoleDb, ConsoleDb, VERSION_1_STORES } from '../console-db';
 import { evictionNotice, listRuns, saveRun, setRetentionLimits, wipeHistory } from '../history';
 import { runRequest } from '../run-request';
 import type { SuiteCase } from './suite';
-import { createSuite, deleteSuite, finishSuiteRun, RESULTS_READ_AT_ONCE, resultsOf, startSuiteRun, SUITE_LOCK_PREFIX, SUITE_RUNS_KEPT, sweepSuiteRuns, writeResults } from './suite-db';
+import { createSuite, deleteSuite, unusedSuiteName, finishSuiteRun, RESULTS_READ_AT_ONCE, resultsOf, startSuiteRun, SUITE_LOCK_PREFIX, SUITE_RUNS_KEPT, sweepSuiteRuns, writeResults } from './suite-db';
 import { suiteRuns } from './suite-runs';
 
 const user = (text: string) => [{ role: 'USER' as const, content: [{ type: 'text' as const, text }] }];
@@ -172,4 +172,15 @@ it('results written while a suite run’s results are read in pieces are neither
     table.hook('reading').unsubscribe(reading);
     await deleteSuite(suite.id);
   }
+});
+
+it('a suite imported or created under a name another suite has gets a number, so that lists and menus tell them apart', async () => {
+  expect(unusedSuiteName('My checks', new Set(['Other']))).toBe('My checks');
+  expect(unusedSuiteName('My checks', new Set(['My checks', 'My checks (2)']))).toBe('My checks (3)');
+  const first = await createSuite('Twice named', [], { distinct: true });
+  const second = await createSuite('Twice named', [], { distinct: true });
+  const third = await createSuite('  Twice named ', [], { distinct: true });
+  expect([first.name, second.name, third.name]).toEqual(['Twice named', 'Twice named (2)', 'Twice named (3)']);
+  expect((await consoleDb().suites.get(second.id))?.name).toBe('Twice named (2)');
+  for (const s of [first, second, third]) await deleteSuite(s.id);
 });

@@ -17,11 +17,27 @@ export async function putSuite(suite: Suite): Promise<void> {
   await consoleDb().suites.put({ ...suite, updatedAt: Date.now() });
 }
 
-export async function createSuite(name: string, cases: SuiteCase[] = []): Promise<Suite> {
+/** `name`, or the first of "name (2)", "name (3)", … that no suite in `taken` has. */
+export function unusedSuiteName(name: string, taken: ReadonlySet<string>): string {
+  if (!taken.has(name)) return name;
+  for (let n = 2; ; n++) if (!taken.has(`${name} (${n})`)) return `${name} (${n})`;
+}
+
+/**
+ * A new suite. With `distinct`, a name another suite has gets a number ("My checks (2)"): a
+ * suite imported twice, or created under a name in use, is not a second "My checks" no list or
+ * menu can tell apart.
+ */
+export async function createSuite(name: string, cases: SuiteCase[] = [], { distinct = false } = {}): Promise<Suite> {
+  const db = consoleDb();
   const now = Date.now();
-  const suite: Suite = { id: newSuiteId(), name: name.trim() || 'Untitled suite', createdAt: now, updatedAt: now, cases };
-  await consoleDb().suites.add(suite);
-  return suite;
+  const wanted = name.trim() || 'Untitled suite';
+  return db.transaction('rw', db.suites, async () => {
+    const taken = distinct ? new Set((await db.suites.toArray()).map((s) => s.name)) : new Set<string>();
+    const suite: Suite = { id: newSuiteId(), name: unusedSuiteName(wanted, taken), createdAt: now, updatedAt: now, cases };
+    await db.suites.add(suite);
+    return suite;
+  });
 }
 
 /** Adds a case to a suite, in one transaction (another tab may be adding one too). */
