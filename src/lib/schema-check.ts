@@ -150,7 +150,8 @@ export function uncheckedOf(schema: unknown): Unchecked[] {
       if (ONE_SCHEMA.has(key) || SCHEMA_LIST.has(key)) children.push([value, here]);
       else if (SCHEMA_MAP.has(key) && isNode(value)) for (const [k, v] of Object.entries(value)) children.push([v, `${here}/${escapeToken(k)}`]);
     }
-    stack.push(...children.reverse());
+    // A loop, not a spread: a spread of a node's children throws past about 100,000 of them.
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
   }
   return out;
 }
@@ -236,7 +237,7 @@ function assertValidSchema(schema: unknown): void {
   if ($schema !== undefined && typeof $schema !== 'string') throw new Error('$schema must be a string');
   if (typeof $schema === 'string' && $schema.replace(/#$/, '') !== DRAFT_07) throw new Error(`no schema with key or ref "${$schema}"`);
   const errors = restate(walkAll(schema, META.schema, META_LOOKUP).errors, META, schema).map((e) => `data${e.instancePath} ${e.message}`);
-  errors.push(...duplicateItems(schema));
+  for (const e of duplicateItems(schema)) errors.push(e);
   if (errors.length) throw new Error(`schema is invalid: ${errors.join(', ')}`);
 }
 
@@ -291,7 +292,11 @@ function asAjvWould(units: OutputUnit[], copy: Copy, lookup: Lookup, value: unkn
       return { valid: r.valid, errors: r.errors.map(asPatternUnit) };
     };
     if (u.keyword === 'contains' && node?.contains !== undefined && Array.isArray(data)) {
-      out.push(...data.flatMap((item, j) => sub(item, node.contains, `${u.instanceLocation}/${j}`, u.keywordLocation).errors), u);
+      // Loops, not a spread: an array of 200,000 items threw RangeError (stack size) here.
+      data.forEach((item, j) => {
+        for (const e of sub(item, node.contains, `${u.instanceLocation}/${j}`, u.keywordLocation).errors) out.push(e);
+      });
+      out.push(u);
       continue;
     }
     if (u.keyword === 'oneOf' && Array.isArray(node?.oneOf)) {
