@@ -1,4 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, describe, expect, it } from 'vitest';
 import { describeErrorBody } from './api-client';
 import { fingerprintOf, maskToken } from './connection';
 
@@ -70,5 +72,47 @@ describe('a connection that is not set up', () => {
     const attempt = apiRequest({ baseUrl: '', token: 'secret', problem: 'Enter the instance URL.' }, '/rest/api/index/custom-metadata/schema/sales');
     await expect(attempt).rejects.toBeInstanceOf(ApiError);
     await expect(attempt).rejects.toMatchObject({ kind: 'network', title: 'Connection not set up', detail: 'Enter the instance URL.' });
+  });
+});
+
+describe('an instance answering more than the console reads', () => {
+  // A real server: one answer of 40 MB of JSON, one that trickles bytes and never ends.
+  let server: Server;
+  const origin = new Promise<string>((resolve) => {
+    server = createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      if (req.url === '/huge') {
+        res.end(JSON.stringify({ agents: [], pad: 'x'.repeat(40 * 1024 * 1024) }));
+        return;
+      }
+      res.write('{"agents": [');
+      const t = setInterval(() => res.write(`${JSON.stringify({ agent_id: 'a', name: 'x'.repeat(1024 * 1024) })},`), 1);
+      res.on('close', () => clearInterval(t));
+    }).listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`));
+  });
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+  it.each(['/huge', '/endless'])('%s: stops reading at the limit and says so, with the answer’s status and headers', async (path) => {
+    const { apiRequest, MAX_ANSWER_BYTES } = await import('./api-client');
+    const attempt = apiRequest({ baseUrl: await origin, token: '' }, path);
+    await expect(attempt).rejects.toMatchObject({
+      kind: 'http',
+      status: 200,
+      title: 'Answer too large',
+      detail: `The instance's answer is larger than ${MAX_ANSWER_BYTES / 1024 / 1024} MB; the console stopped reading it there.`,
+      meta: { status: 200 },
+    });
+  });
+
+  it('an answer under the limit is read whole, multi-byte characters across chunks included', async () => {
+    const { apiRequest } = await import('./api-client');
+    const name = 'é€😀'.repeat(200_000);
+    const local = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ name })));
+    const at = await new Promise<string>((r) => local.listen(0, '127.0.0.1', () => r(`http://127.0.0.1:${(local.address() as AddressInfo).port}`)));
+    try {
+      expect((await apiRequest<{ name: string }>({ baseUrl: at, token: '' }, '/')).data.name).toBe(name);
+    } finally {
+      await new Promise<void>((r) => local.close(() => r()));
+    }
   });
 });
