@@ -5,6 +5,7 @@
  * timing says how many body bytes each request took.
  */
 import { QueryClient } from '@tanstack/react-query';
+import { waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { fingerprintOf } from '../../../lib/connection';
 import { DEMO } from '../../../test-support/reference-service';
@@ -12,11 +13,16 @@ import { schemaPath, schemaQueryOptions, type SchemaResponse } from './schema';
 
 const connection = { baseUrl: '', token: DEMO.global, mode: 'same-origin' as const, target: '', fingerprint: fingerprintOf(DEMO.global) };
 
-/** What the browser fetched last for `path`: its status and the body bytes it took. */
-function lastFetchOf(path: string): { status: number; bodyBytes: number } {
-  const entries = performance.getEntriesByType('resource').filter((e) => e.name.endsWith(path)) as PerformanceResourceTiming[];
-  const last = entries.at(-1)!;
-  return { status: last.responseStatus, bodyBytes: last.encodedBodySize };
+/**
+ * The browser's `n`th fetch of `path` (from 1): its status and the body bytes it took. Waited
+ * for: a resource timing entry is added after its response ended, on a loaded machine a while
+ * after the fetch's promise settled.
+ */
+async function fetchOf(path: string, n: number): Promise<{ status: number; bodyBytes: number }> {
+  const entries = () => performance.getEntriesByType('resource').filter((e) => e.name.endsWith(path)) as PerformanceResourceTiming[];
+  await waitFor(() => expect(entries().length).toBeGreaterThanOrEqual(n));
+  const entry = entries()[n - 1]!;
+  return { status: entry.responseStatus, bodyBytes: entry.encodedBodySize };
 }
 
 describe('schema query', () => {
@@ -28,14 +34,14 @@ describe('schema query', () => {
     expect(first.status).toBe(200);
     const etag = first.headers.find(([n]) => n === 'etag')?.[1];
     expect(etag).toMatch(/^"/);
-    expect(lastFetchOf(schemaPath('sales')).bodyBytes).toBeGreaterThan(0);
+    expect((await fetchOf(schemaPath('sales'), 1)).bodyBytes).toBeGreaterThan(0);
 
     await client.refetchQueries({ queryKey: options.queryKey });
     const again = client.getQueryData<SchemaResponse>(options.queryKey)!;
     expect(again.revalidation).toMatchObject({ status: 304 });
     expect(again.data).toEqual(first.data);
     expect(again.status).toBe(200);
-    expect(lastFetchOf(schemaPath('sales'))).toEqual({ status: 304, bodyBytes: 0 });
+    expect(await fetchOf(schemaPath('sales'), 2)).toEqual({ status: 304, bodyBytes: 0 });
   });
 
   it('keys the cache by the token’s fingerprint, never the token', () => {
