@@ -4,12 +4,14 @@
  * Real fetch against the service on the test page's own origin; the browser's resource
  * timing says how many body bytes each request took.
  */
-import { QueryClient } from '@tanstack/react-query';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { act, renderHook } from '@testing-library/react';
+import type { ReactNode } from 'react';
 import { waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { fingerprintOf } from '../../../lib/connection';
 import { DEMO } from '../../../test-support/reference-service';
-import { schemaPath, schemaQueryOptions, type SchemaResponse } from './schema';
+import { schemaPath, schemaQueryOptions, useSaveSchema, type SchemaResponse } from './schema';
 
 const connection = { baseUrl: '', token: DEMO.global, mode: 'same-origin' as const, target: '', fingerprint: fingerprintOf(DEMO.global) };
 
@@ -63,4 +65,24 @@ describe('schema query', () => {
     expect(now.revalidation).toBeUndefined();
     expect(now.data).toEqual({ metadataKeys: [{ name: 'b', propertyType: 'TEXT' }] });
   });
+});
+
+it('a save answered after a profile switch refreshes the schema of the profile that saved it, not the one on screen by then', async () => {
+  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+  const other = { ...connection, fingerprint: 'another-profile' };
+  const saver = schemaQueryOptions(connection, 'switched').queryKey;
+  const onScreen = schemaQueryOptions(other, 'switched').queryKey;
+  client.setQueryData(saver, { kept: 'before the save' });
+  client.setQueryData(onScreen, { kept: 'the other profile' });
+  const wrapper = ({ children }: { children: ReactNode }) => <QueryClientProvider client={client}>{children}</QueryClientProvider>;
+  const { result, rerender } = renderHook(({ c }) => useSaveSchema(c, 'switched'), { wrapper, initialProps: { c: connection } });
+  let saved!: Promise<unknown>;
+  act(() => {
+    saved = result.current.mutateAsync({ metadataKeys: [{ name: 'a', propertyType: 'TEXT' }] });
+  });
+  // The user switches profile while the PUT is on its way.
+  rerender({ c: other });
+  await act(() => saved);
+  expect(client.getQueryState(saver)?.isInvalidated).toBe(true);
+  expect(client.getQueryState(onScreen)?.isInvalidated).toBe(false);
 });

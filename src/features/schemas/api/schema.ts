@@ -40,7 +40,10 @@ export function useSaveSchema(connection: KeyedConnection, group: string) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (schema: MetadataSchema) => apiRequest<unknown>(connection, schemaPath(group), { method: 'PUT', body: schema }),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: schemaQueryOptions(connection, group).queryKey }),
+    // The key is taken when the save is called: an answer after a profile switch refreshes the
+    // schema of the profile that saved it, not the one on screen by then.
+    onMutate: () => ({ key: schemaQueryOptions(connection, group).queryKey }),
+    onSuccess: (_answer, _schema, sent) => queryClient.invalidateQueries({ queryKey: sent.key }),
   });
 }
 
@@ -48,7 +51,8 @@ export function useDeleteSchema(connection: KeyedConnection, group: string) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: () => apiRequest<unknown>(connection, schemaPath(group), { method: 'DELETE' }),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: schemaQueryOptions(connection, group).queryKey }),
+    onMutate: () => ({ key: schemaQueryOptions(connection, group).queryKey }),
+    onSuccess: (_answer, _none, sent) => queryClient.invalidateQueries({ queryKey: sent.key }),
   });
 }
 
