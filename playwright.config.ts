@@ -14,7 +14,9 @@ export default defineConfig({
   reporter: process.env.CI ? [['list'], ['json', { outputFile: '.reports/playwright.json' }]] : 'list',
   use: {
     baseURL: `http://127.0.0.1:${PORT}`,
-    trace: 'retain-on-failure',
+    // Off unless asked (E2E_TRACE=1): recording every test cost about a tenth of the suite's time, and
+    // only a kept trace of a failure is ever read.
+    trace: process.env.E2E_TRACE ? 'retain-on-failure' : 'off',
   },
   projects: [
     {

@@ -36,7 +36,7 @@ export default defineConfig({
         optimizeDeps: {
           include: [
             'react', 'react/jsx-dev-runtime', 'react-dom', 'react-dom/client', 'react-router', '@tanstack/react-query', '@tanstack/react-virtual',
-            'react-hook-form', 'idb-keyval', 'dexie', 'dexie-react-hooks', '@cfworker/json-schema', 're2js', 'ajv-formats/dist/formats', '@microsoft/fetch-event-source', '@testing-library/react', '@testing-library/user-event',
+            'react-hook-form', 'idb-keyval', 'dexie', 'dexie-react-hooks', '@cfworker/json-schema', 're2js', 'ajv-formats/dist/formats', 'ajv/dist/runtime/ucs2length', '@microsoft/fetch-event-source', '@testing-library/react', '@testing-library/user-event',
             '@testing-library/dom',
           ],
         },
