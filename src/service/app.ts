@@ -10,9 +10,10 @@ import { LEGACY_BASE, legacyAgentRoutes, PLATFORM_BASE, platformAgentRoutes } fr
 import { sandboxRoutes } from './routes/sandbox.ts';
 import { consentRoutes } from './routes/consent.ts';
 import { ToolAuthorizations } from './tool-auth.ts';
-import { RunSlots, type RunObserver } from './runs.ts';
+import { RunSlots, type RunObserver, type RunOptions } from './runs.ts';
 import { RateLimiter } from './auth.ts';
 import { preparedSchemaReads, type PreparedRead } from './prepared-reads.ts';
+import { preparedRunStreams, type PreparedRun } from './prepared-runs.ts';
 import { replayRoutes, type ReplayOptions } from './replay.ts';
 import { isAllowedHost, unsafePathProblem } from './request-guard.ts';
 import { loggedMessages, RUN_POST_PATH, RunLog } from './run-log.ts';
@@ -65,16 +66,33 @@ export interface Service {
   durable: DurableRuns;
   /** The schema read from a prepared answer, ahead of the app (prepared-reads.ts); without it, the app answers it. */
   preparedRead?: PreparedRead;
+  /** Run streams started ahead of the app (prepared-runs.ts); without it, the app starts them. */
+  preparedRun?: PreparedRun;
   close(): void;
 }
 
-/** What the app shares with the ways in ahead of it: the custom-metadata routes' rate limit. */
+/**
+ * What the app shares with the ways in ahead of it (prepared-reads.ts, prepared-runs.ts): each
+ * family's rate limit, the run cap's slots and the run log, so that a request counts once
+ * whichever way it goes.
+ */
 export interface AppShared {
   metadataLimiter: RateLimiter;
+  legacyLimiter: RateLimiter;
+  platformLimiter: RateLimiter;
+  runSlots: RunSlots;
+  runLog: RunLog;
 }
 
 export function appShared(options: ServiceOptions = {}): AppShared {
-  return { metadataLimiter: new RateLimiter(options.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE) };
+  const perMinute = options.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE;
+  return {
+    metadataLimiter: new RateLimiter(perMinute),
+    legacyLimiter: new RateLimiter(perMinute),
+    platformLimiter: new RateLimiter(perMinute),
+    runSlots: new RunSlots(options.maxRunsPerToken ?? DEFAULT_MAX_RUNS_PER_TOKEN),
+    runLog: new RunLog(),
+  };
 }
 
 /** Path prefixes the service answers; everything else belongs to the console. */
@@ -132,6 +150,11 @@ export function createDurableRuns(store: Store, options: ServiceOptions = {}): D
   return durable;
 }
 
+/** What every run stream of the service takes, whichever way it came in. */
+function runStreamOptions(options: ServiceOptions, shared: AppShared): RunOptions {
+  return { keepAliveMs: options.keepAliveMs ?? 15_000, observer: shared.runLog.observer(options.runObserver) };
+}
+
 export function createApp(
   store: Store,
   catalog: AgentCatalog,
@@ -140,15 +163,14 @@ export function createApp(
   shared: AppShared = appShared(options),
 ): Hono<Env> {
   const app = new Hono<Env>();
-  const runLog = new RunLog();
+  const runLog = shared.runLog;
   const toolAuth = new ToolAuthorizations(store.database);
   const runOptions = {
     toolAuth,
     allowedReturnOrigins: options.allowedReturnOrigins ?? [],
     rateLimitPerMinute: options.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE,
-    keepAliveMs: options.keepAliveMs ?? 15_000,
-    runSlots: new RunSlots(options.maxRunsPerToken ?? DEFAULT_MAX_RUNS_PER_TOKEN),
-    observer: runLog.observer(options.runObserver),
+    ...runStreamOptions(options, shared),
+    runSlots: shared.runSlots,
     durable,
   };
 
@@ -198,8 +220,8 @@ export function createApp(
     app.route('/api', replay);
   } else {
     app.route('/rest/api/index', customMetadataRoutes(store, { ...runOptions, limiter: shared.metadataLimiter }));
-    app.route(LEGACY_BASE, legacyAgentRoutes(store, catalog, runOptions));
-    app.route(PLATFORM_BASE, platformAgentRoutes(store, catalog, runOptions));
+    app.route(LEGACY_BASE, legacyAgentRoutes(store, catalog, { ...runOptions, limiter: shared.legacyLimiter }));
+    app.route(PLATFORM_BASE, platformAgentRoutes(store, catalog, { ...runOptions, limiter: shared.platformLimiter }));
   }
   // Before the sandbox's routes, whose same-origin rule it must not have: a console of any
   // allowed origin sends the browser here. Its handlers answer, so that rule is never reached.
@@ -237,11 +259,29 @@ export function createApp(
 export function createService(options: ServiceOptions = {}): Service {
   const store = new Store(options);
   seedIfEmpty(store);
-  const catalog = new AgentCatalog(options.agentsFile);
+  return assembleService(store, new AgentCatalog(options.agentsFile), options);
+}
+
+/** The service on `store` and `catalog`: the app and the ways in ahead of it, sharing their limits. */
+export function assembleService(store: Store, catalog: AgentCatalog, options: ServiceOptions = {}): Service {
   const durable = createDurableRuns(store, options);
   const shared = appShared(options);
   const app = createApp(store, catalog, options, durable, shared);
   // A replay answers schema reads from its recordings, never from the store.
   const preparedRead = options.replay ? undefined : preparedSchemaReads(store, shared.metadataLimiter, { allowedHosts: options.allowedHosts, corsOrigins: options.corsOrigins });
-  return { app, store, catalog, durable, preparedRead, close: () => store.close() };
+  // A replay answers runs from its recordings; CORS headers are the routes' to write.
+  const preparedRun =
+    options.replay || options.corsOrigins?.length
+      ? undefined
+      : preparedRunStreams({
+          store,
+          catalog,
+          legacyLimiter: shared.legacyLimiter,
+          platformLimiter: shared.platformLimiter,
+          runSlots: shared.runSlots,
+          runLog: shared.runLog,
+          run: runStreamOptions(options, shared),
+          allowedHosts: options.allowedHosts,
+        });
+  return { app, store, catalog, durable, preparedRead, preparedRun, close: () => store.close() };
 }

@@ -132,6 +132,16 @@ export function problemBody(
   detail: string,
   extra: Partial<ProblemDetail> & Record<string, unknown> = {},
 ): ProblemDetail {
+  return problemBodyOf(c.get('requestId'), code, detail, extra);
+}
+
+/** `problemBody` for a request known by its id alone. */
+export function problemBodyOf(
+  requestId: string,
+  code: ProblemCode | string,
+  detail: string,
+  extra: Partial<ProblemDetail> & Record<string, unknown> = {},
+): ProblemDetail {
   const known = PROBLEM_CODES[code as ProblemCode] as { status: number; title: string } | undefined;
   return {
     type: problemType(code),
@@ -139,7 +149,7 @@ export function problemBody(
     status: known?.status ?? 500,
     detail,
     code,
-    request_id: c.get('requestId'),
+    request_id: requestId,
     documentation_url: problemType(code),
     ...extra,
   };

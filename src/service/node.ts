@@ -69,11 +69,13 @@ export function serviceMiddleware(service: Service, timeouts: Pick<ServerTimeout
   const bodies = new BodyWatch(timeouts);
   const garbage = new LargeBodyCollector();
   const prepared = service.preparedRead;
+  const preparedRun = service.preparedRun;
   return (req, res, next) => {
     if (!isServicePath(req.url)) return next();
     if (prepared?.(req, res)) return;
     bodies.watch(req, res);
     res.once('close', () => garbage.answered(req));
+    if (preparedRun?.(req, res, () => void listener(req, res))) return;
     void listener(req, res);
   };
 }
@@ -283,10 +285,12 @@ export function listen(
   const bodies = new BodyWatch(timeouts);
   const garbage = new LargeBodyCollector();
   const prepared = service.preparedRead;
+  const preparedRun = service.preparedRun;
   const server = createServer({ connectionsCheckingInterval: checkInterval }, (req, res) => {
     if (prepared?.(req, res)) return;
     bodies.watch(req, res);
     res.once('close', () => garbage.answered(req));
+    if (preparedRun?.(req, res, () => void listener(req, res))) return;
     void listener(req, res);
   });
   hardenServer(server, timeouts);

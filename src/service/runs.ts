@@ -2,8 +2,9 @@ import type { Context } from 'hono';
 import type { Message } from '../contract/agents.ts';
 import { MESSAGE_EVENT, RUN_FAILED_EVENT, type MessageEventData, type RunFailedEventData } from '../contract/sse.ts';
 import { planRun, sleep, type AgentDefinition, type AgentFailure } from './agents.ts';
-import { problemBody, type Env } from './http.ts';
-import { streamSse, type SseStream } from './sse.ts';
+import type { SandboxFault } from '../contract/sandbox-fault.ts';
+import { problemBodyOf, type Env } from './http.ts';
+import { streamSse, type SseOptions, type SseStream } from './sse.ts';
 import { Slice } from './turns.ts';
 
 export type Flavour = 'legacy' | 'platform';
@@ -92,12 +93,32 @@ export function legacyFailureText(f: AgentFailure): string {
 
 /** Streams a run; `release` is called once it has ended, however it ended. */
 export function streamRun(c: Context<Env>, flavour: Flavour, run: RunRequest, options: RunOptions, release: () => void = () => {}): Response {
+  let response!: Response;
+  runStream(c.get('requestId'), c.get('fault'), flavour, run, options, release, (sseOptions, produce) => {
+    response = streamSse(c, sseOptions, produce);
+  });
+  return response;
+}
+
+/** Opens the stream a run writes to (its head goes out) and runs `produce` against it. */
+export type SseOpener = (options: SseOptions, produce: (stream: SseStream) => Promise<void>) => void;
+
+/** `streamRun` for any way in: `open` writes the head and hands over the stream. */
+export function runStream(
+  requestId: string,
+  fault: SandboxFault | undefined,
+  flavour: Flavour,
+  run: RunRequest,
+  options: RunOptions,
+  release: () => void,
+  open: SseOpener,
+): void {
   const keepAliveMs = run.agent.behaviour.keepAliveMs ?? options.keepAliveMs;
-  const info: RunStarted = { requestId: c.get('requestId'), flavour, agentId: run.agent.agent_id, mode: 'stream' };
+  const info: RunStarted = { requestId, flavour, agentId: run.agent.agent_id, mode: 'stream' };
   options.observer?.started?.(info);
   let events = 0;
   let outcome: RunEnded['outcome'] = 'completed';
-  return streamSse(c, { keepAliveMs, fault: c.get('fault') }, async (sse) => {
+  open({ keepAliveMs, fault }, async (sse) => {
     try {
       outcome = await produce(sse);
       // Ended here rather than by the writer afterwards: a fault may break the stream at its end.
@@ -126,7 +147,7 @@ export function streamRun(c: Context<Env>, flavour: Flavour, run: RunRequest, op
       events++;
       if (step.failure) {
         if (flavour === 'platform') {
-          const { documentation_url, ...error } = problemBody(c, step.failure.code, step.failure.detail, {
+          const { documentation_url, ...error } = problemBodyOf(requestId, step.failure.code, step.failure.detail, {
             title: step.failure.title,
             status: step.failure.status,
           });

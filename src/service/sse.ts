@@ -96,7 +96,6 @@ export function streamSse(
   options: SseOptions,
   produce: (stream: SseStream) => Promise<void>,
 ): Response {
-  const controller = new AbortController();
   const headers: Record<string, string> = { ...SSE_HEADERS };
   // Headers middlewares set on the context (request id, deprecation, CORS) go out too.
   c.res.headers.forEach((value, key) => {
@@ -104,92 +103,115 @@ export function streamSse(
   });
 
   const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
-  let transport: Transport;
-  let response: Response;
   if (outgoing) {
-    outgoing.writeHead(200, headers);
-    outgoing.flushHeaders();
     // The answer is on the socket: Hono need not copy the returned marker over `c.res` (a new
     // Response and every header converted again, per stream: a burst of a thousand POSTs paid
     // that on the loop the first events wait for). nodeFetch returns the marker itself.
     c.finalized = true;
-    outgoing.on('close', () => controller.abort());
-    transport = {
-      write: (chunk) => outgoing.write(chunk),
-      waitDrain: () =>
-        new Promise<void>((resolve) => {
-          const done = () => {
-            outgoing.off('drain', done);
-            outgoing.off('close', done);
-            resolve();
-          };
-          outgoing.on('drain', done);
-          outgoing.on('close', done);
-        }),
-      end: () => outgoing.end(),
-      // No terminating chunk: the client sees the body cut off mid-stream. The socket is ended
-      // (FIN after what was written), not destroyed: a reset would throw away events the client
-      // has not read yet, and a slow client would see fewer than were sent. And it is ended a
-      // moment after the last bytes left: a browser that reads the events and the break in one
-      // go reports the break and drops the events with it (Chromium did, for a burst).
-      drop: () => {
-        const socket = outgoing.socket;
-        if (!socket) return;
-        const cut = () => {
-          socket.end();
-          setTimeout(() => socket.destroy(), 5_000).unref();
-        };
-        // Bytes still buffered (the response's, the socket's) are waited for, a few seconds at most.
-        const until = performance.now() + 5_000;
-        const waitWritten = () => {
-          if ((outgoing.writableLength > 0 || socket.writableLength > 0) && !socket.destroyed && performance.now() < until) {
-            setTimeout(waitWritten, 10).unref();
-          } else setTimeout(cut, DROP_AFTER_WRITTEN_MS).unref();
-        };
-        waitWritten();
-      },
-    };
-    response = RESPONSE_ALREADY_SENT;
-  } else {
-    const encoder = new TextEncoder();
-    let ctrl!: ReadableStreamDefaultController<Uint8Array>;
-    let wake: (() => void) | undefined;
-    const readable = new ReadableStream<Uint8Array>(
-      {
-        start: (cc) => {
-          ctrl = cc;
-        },
-        pull: () => {
-          wake?.();
-          wake = undefined;
-        },
-        cancel: () => controller.abort(),
-      },
-      { highWaterMark: 16 },
-    );
-    transport = {
-      write: (chunk) => {
-        ctrl.enqueue(typeof chunk === 'string' ? encoder.encode(chunk) : chunk.slice());
-        return (ctrl.desiredSize ?? 1) > 0;
-      },
-      waitDrain: () =>
-        new Promise<void>((resolve) => {
-          wake = resolve;
-          controller.signal.addEventListener('abort', () => resolve(), { once: true });
-        }),
-      end: () => {
-        try {
-          ctrl.close();
-        } catch {
-          // already closed by a cancelled reader
-        }
-      },
-      drop: () => ctrl.error(new Error('connection dropped')),
-    };
-    response = new Response(readable, { status: 200, headers });
-    c.req.raw.signal.addEventListener('abort', () => controller.abort());
+    streamSseOnNode(outgoing, headers, options, produce);
+    return RESPONSE_ALREADY_SENT;
   }
+  const controller = new AbortController();
+  const encoder = new TextEncoder();
+  let ctrl!: ReadableStreamDefaultController<Uint8Array>;
+  let wake: (() => void) | undefined;
+  const readable = new ReadableStream<Uint8Array>(
+    {
+      start: (cc) => {
+        ctrl = cc;
+      },
+      pull: () => {
+        wake?.();
+        wake = undefined;
+      },
+      cancel: () => controller.abort(),
+    },
+    { highWaterMark: 16 },
+  );
+  const transport: Transport = {
+    write: (chunk) => {
+      ctrl.enqueue(typeof chunk === 'string' ? encoder.encode(chunk) : chunk.slice());
+      return (ctrl.desiredSize ?? 1) > 0;
+    },
+    waitDrain: () =>
+      new Promise<void>((resolve) => {
+        wake = resolve;
+        controller.signal.addEventListener('abort', () => resolve(), { once: true });
+      }),
+    end: () => {
+      try {
+        ctrl.close();
+      } catch {
+        // already closed by a cancelled reader
+      }
+    },
+    drop: () => ctrl.error(new Error('connection dropped')),
+  };
+  const response = new Response(readable, { status: 200, headers });
+  c.req.raw.signal.addEventListener('abort', () => controller.abort());
+  runSse(transport, controller, options, produce);
+  return response;
+}
 
+/** The head of an SSE answer: these headers, then `extra` (lower-case names, in the order a caller gives them). */
+export function sseHeaders(extra: Readonly<Record<string, string>>): Record<string, string> {
+  return { ...SSE_HEADERS, ...extra };
+}
+
+/**
+ * Writes an SSE answer's head (`headers`, as `sseHeaders` makes them) straight to a Node
+ * response and runs `produce` against the stream: what `streamSse` does on Node, for a way
+ * in that has no Hono context (prepared-runs.ts).
+ */
+export function streamSseOnNode(
+  outgoing: ServerResponse,
+  headers: Record<string, string>,
+  options: SseOptions,
+  produce: (stream: SseStream) => Promise<void>,
+): void {
+  const controller = new AbortController();
+  outgoing.writeHead(200, headers);
+  outgoing.flushHeaders();
+  outgoing.on('close', () => controller.abort());
+  const transport: Transport = {
+    write: (chunk) => outgoing.write(chunk),
+    waitDrain: () =>
+      new Promise<void>((resolve) => {
+        const done = () => {
+          outgoing.off('drain', done);
+          outgoing.off('close', done);
+          resolve();
+        };
+        outgoing.on('drain', done);
+        outgoing.on('close', done);
+      }),
+    end: () => outgoing.end(),
+    // No terminating chunk: the client sees the body cut off mid-stream. The socket is ended
+    // (FIN after what was written), not destroyed: a reset would throw away events the client
+    // has not read yet, and a slow client would see fewer than were sent. And it is ended a
+    // moment after the last bytes left: a browser that reads the events and the break in one
+    // go reports the break and drops the events with it (Chromium did, for a burst).
+    drop: () => {
+      const socket = outgoing.socket;
+      if (!socket) return;
+      const cut = () => {
+        socket.end();
+        setTimeout(() => socket.destroy(), 5_000).unref();
+      };
+      // Bytes still buffered (the response's, the socket's) are waited for, a few seconds at most.
+      const until = performance.now() + 5_000;
+      const waitWritten = () => {
+        if ((outgoing.writableLength > 0 || socket.writableLength > 0) && !socket.destroyed && performance.now() < until) {
+          setTimeout(waitWritten, 10).unref();
+        } else setTimeout(cut, DROP_AFTER_WRITTEN_MS).unref();
+      };
+      waitWritten();
+    },
+  };
+  runSse(transport, controller, options, produce);
+}
+
+function runSse(transport: Transport, controller: AbortController, options: SseOptions, produce: (stream: SseStream) => Promise<void>): void {
   const slowBytes = options.fault?.slowBytes;
   if (slowBytes !== undefined) transport = slowed(transport, slowBytes, controller.signal);
 
@@ -330,7 +352,6 @@ export function streamSse(
       // the family-specific terminal event is the producer's own job.
     })
     .finally(() => stream.end());
-  return response;
 }
 
 /** Waits `ms`, or until `signal` aborts, whichever comes first; never rejects. */

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CustomProperty, MetadataSchema } from '../contract/metadata.ts';
@@ -34,7 +34,8 @@ export interface PreparedSchema {
 const PREPARED_MAX = 1_000;
 
 export function hashToken(token: string): Buffer {
-  return createHash('sha256').update(token, 'utf8').digest();
+  // The one-shot hash: no Hash object per request (every API request hashes its token).
+  return hash('sha256', token, 'buffer');
 }
 
 export function newTokenString(): string {

@@ -5,7 +5,7 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { AgentCatalog } from './agents.ts';
-import { createApp, createDurableRuns, createService, type Service, type ServiceOptions } from './app.ts';
+import { assembleService, createService, type Service, type ServiceOptions } from './app.ts';
 import { listen } from './node.ts';
 import type { ProblemDetail } from '../contract/problem.ts';
 import { DEMO_TOKENS, seedIfEmpty } from './seed.ts';
@@ -37,8 +37,8 @@ export function freshService(options: ServiceOptions = { memory: true, rateLimit
   catalog ??= new AgentCatalog();
   const store = new Store(options);
   seedIfEmpty(store);
-  const durable = createDurableRuns(store, options);
-  return { app: createApp(store, catalog, options, durable), store, catalog, durable, close: () => store.close() };
+  // The ways in ahead of the app too (prepared reads and runs), as `npm run service` has them.
+  return assembleService(store, catalog, options);
 }
 
 export const bearer = (token: string) => `Bearer ${token}`;

@@ -6,7 +6,7 @@ import { LEGACY_RUNS_DEPRECATED_AT, LEGACY_RUNS_SUNSET_AT } from '../../contract
 import { legacyRunPath, platformRunsPath, routePattern, RUN_PATHS } from '../../contract/run-paths.ts';
 import { EXECUTION_MODES } from '../../contract/durable-runs.ts';
 import { publicAgent, type AgentCatalog, type AgentDefinition } from '../agents.ts';
-import { authenticate, rateLimit } from '../auth.ts';
+import { authenticate, rateLimit, type RateLimiter } from '../auth.ts';
 import { etagOf, noneMatchHits } from '../etag.ts';
 import { closeAfterTooLarge, isPlainObject, legacyError, MAX_BODY_BYTES, problem, problemListMembers, readJson, unknownKeys, type Env } from '../http.ts';
 import { clip, listText, omittedText, pointerToken, ProblemList, type FieldProblem } from '../problem-list.ts';
@@ -19,6 +19,8 @@ import { registerToolServerRoutes, unauthorizedServers } from './tool-servers.ts
 
 export interface AgentRoutesOptions extends RunOptions {
   rateLimitPerMinute: number;
+  /** The family's rate limit, when shared with a way in ahead of the routes (prepared-runs.ts); else one of its own. */
+  limiter?: RateLimiter;
   /** Runs each token may have going at once, shared by both families. */
   runSlots: RunSlots;
   /** Durable runs (docs/api.md, durable runs) on the platform API; without it, DURABLE is refused. */
@@ -101,7 +103,7 @@ function unknownFieldProblems(extra: readonly string[]): ProblemList<FieldProble
   return problems;
 }
 
-function guard(store: Store, family: Family, rateLimitPerMinute: number) {
+function guard(store: Store, family: Family, rateLimitPerMinute: number | RateLimiter) {
   const app = new Hono<Env>();
   app.use(
     bodyLimit({
@@ -245,7 +247,7 @@ const SUNSET = LEGACY_RUNS_SUNSET_AT.toUTCString();
 
 /** Client API, `/rest/api/v1`: beta, with deprecated run endpoints. */
 export function legacyAgentRoutes(store: Store, catalog: AgentCatalog, options: AgentRoutesOptions) {
-  const app = guard(store, legacy, options.rateLimitPerMinute);
+  const app = guard(store, legacy, options.limiter ?? options.rateLimitPerMinute);
   const unknownAgent = (c: Context<Env>, id: string) => legacy.error(c, 404, 'resource_not_found', `Unknown agent: ${clip(id)}`);
 
   app.post('/agents/search', async (c) => {
@@ -294,7 +296,7 @@ export function legacyAgentRoutes(store: Store, catalog: AgentCatalog, options: 
 
 /** Platform API, `/api`: the replacements. */
 export function platformAgentRoutes(store: Store, catalog: AgentCatalog, options: AgentRoutesOptions) {
-  const app = guard(store, platform, options.rateLimitPerMinute);
+  const app = guard(store, platform, options.limiter ?? options.rateLimitPerMinute);
   const unknownAgent = (c: Context<Env>, id: string) => problem(c, 'resource_not_found', `No agent with id "${clip(id)}".`);
 
   app.post('/agents/search', async (c) => {
