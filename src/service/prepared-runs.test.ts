@@ -18,7 +18,7 @@ interface RawAnswer {
   text: string;
 }
 
-function post(url: string, path: string, token: string, body: unknown, extra: Record<string, string> = {}): Promise<RawAnswer> {
+function post(url: string, path: string, token: string, body: unknown, extra: Record<string, string | string[]> = {}): Promise<RawAnswer> {
   const text = JSON.stringify(body);
   const target = new URL(path, url);
   return new Promise((resolve, reject) => {
@@ -29,7 +29,15 @@ function post(url: string, path: string, token: string, body: unknown, extra: Re
         path: target.pathname,
         method: 'POST',
         agent: false,
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), ...extra },
+        // As raw pairs: a header given as a list goes out once per value, Host included.
+        setHost: false,
+        headers: Object.entries({
+          host: target.host,
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          'content-length': String(Buffer.byteLength(text)),
+          ...extra,
+        }).flatMap(([k, v]) => (Array.isArray(v) ? v : [v]).flatMap((one) => [k, one])),
       },
       (res) => {
         let out = '';
@@ -227,5 +235,23 @@ describe('run streams started ahead of the routes', () => {
     expect(fourth.status).toBe(429);
     expect(fourth.headers['retry-after']).toMatch(/^\d+$/);
     expect(fourth.text).toContain('Too many requests');
+  });
+
+  it('answers a request that repeats Authorization or Content-Type as the routes do (they read the values joined, Node the first)', async () => {
+    const prepared = await start(true);
+    const routes = await start(false);
+    const path = '/api/agents/echo-assistant/runs';
+    const body = { ...hi, stream: true };
+    const cases: [string, Record<string, string[]>][] = [
+      ['two tokens', { authorization: [`Bearer ${TOKENS.agents}`, `Bearer ${TOKENS.sales}`] }],
+      ['two content types', { 'content-type': ['application/json', 'text/plain'] }],
+    ];
+    for (const [name, extra] of cases) {
+      const a = await post(prepared.url, path, TOKENS.agents, body, extra);
+      const b = await post(routes.url, path, TOKENS.agents, body, extra);
+      expect(b.status, name).toBeGreaterThanOrEqual(400);
+      expect({ name, answer: normalized(a) }).toEqual({ name, answer: normalized(b) });
+    }
+    expect(prepared.started).toBe(0);
   });
 });
