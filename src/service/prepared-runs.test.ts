@@ -1,7 +1,8 @@
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Service, ServiceOptions } from './app.ts';
-import { listen } from './node.ts';
+import { listen, type ServerTimeouts } from './node.ts';
 import { freshService, TOKENS } from './test-http.ts';
 
 /**
@@ -88,7 +89,7 @@ afterEach(async () => {
 });
 
 /** A service on a port; `prepared: false` takes the prepared way in away, so that the routes answer everything. */
-async function start(prepared: boolean, options: ServiceOptions = { memory: true, rateLimitPerMinute: 0 }): Promise<Running> {
+async function start(prepared: boolean, options: ServiceOptions = { memory: true, rateLimitPerMinute: 0 }, timeouts: ServerTimeouts = {}): Promise<Running> {
   const base = freshService(options);
   const counts = { started: 0, handedOn: 0 };
   const inner = base.preparedRun;
@@ -106,7 +107,7 @@ async function start(prepared: boolean, options: ServiceOptions = { memory: true
         }
       : undefined,
   };
-  const server = await listen(service, 0);
+  const server = await listen(service, 0, '127.0.0.1', timeouts);
   running.push({ close: server.close, service: base });
   return {
     service,
@@ -253,5 +254,34 @@ describe('run streams started ahead of the routes', () => {
       expect({ name, answer: normalized(a) }).toEqual({ name, answer: normalized(b) });
     }
     expect(prepared.started).toBe(0);
+  });
+
+  it('counts a run whose body never comes against the rate limit, as the routes do (they count it before reading the body)', async () => {
+    const statuses = async (prepared: boolean) => {
+      const r = await start(prepared, { memory: true, rateLimitPerMinute: 2 }, { bodyIdleTimeoutMs: 300, checkIntervalMs: 100 });
+      const port = Number(new URL(r.url).port);
+      // Announces 100 bytes, sends 15, then nothing: the body watch answers 408 and closes.
+      const stalled = await new Promise<string>((resolve) => {
+        const s = connect(port, '127.0.0.1', () =>
+          s.write(
+            `POST /api/agents/echo-assistant/runs HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TOKENS.agents}\r\n` +
+              `Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"stream":true,`,
+          ),
+        );
+        let out = '';
+        s.setEncoding('utf8');
+        s.on('data', (d: string) => (out += d));
+        s.on('error', () => {});
+        s.on('close', () => resolve(out));
+      });
+      expect(stalled).toMatch(/^HTTP\/1\.1 408 /);
+      const body = { ...hi, stream: true };
+      const first = await post(r.url, '/api/agents/echo-assistant/runs', TOKENS.agents, body);
+      const second = await post(r.url, '/api/agents/echo-assistant/runs', TOKENS.agents, body);
+      return [first.status, second.status];
+    };
+    const routes = await statuses(false);
+    expect(routes).toEqual([200, 429]);
+    expect(await statuses(true)).toEqual(routes);
   });
 });

@@ -100,17 +100,29 @@ export function preparedRunStreams(options: PreparedRunOptions): PreparedRun {
     if (!record || !scopesAllowAgents(record.scopes)) return false;
     const tokenKey = hash.toString('hex');
 
+    const limiter = flavour === 'legacy' ? options.legacyLimiter : options.platformLimiter;
     const chunks: Buffer[] = [];
+    let settled = false;
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    // The routes count a request against the rate limit before they read its body: one whose
+    // body never ends (408, or the client left) counts here too, or a client could send such
+    // requests past the limit this way only. (The request itself may never close: its answer,
+    // the 408, does.)
+    const countUnread = () => {
+      if (settled) return;
+      settled = true;
+      limiter.take(tokenKey);
+    };
+    res.once('close', countUnread);
     req.once('end', () => {
-      if (res.headersSent || res.destroyed) return;
+      if (res.headersSent || res.destroyed) return countUnread();
+      settled = true;
       const body = Buffer.concat(chunks);
       const run = acceptedRun(catalog, flavour, pathId, body);
       // The slot first: a request the routes will refuse for the run cap must not be counted
       // by the rate limit here and again there. A request past the rate limit gives its slot
       // back at once (counting it twice changes nothing: it is over the limit either way).
       let release = run && runSlots.take(tokenKey);
-      const limiter = flavour === 'legacy' ? options.legacyLimiter : options.platformLimiter;
       if (release && limiter.take(tokenKey) > 0) {
         release();
         release = undefined;
