@@ -121,6 +121,24 @@ async function start(prepared: boolean, options: ServiceOptions = { memory: true
   };
 }
 
+/** A run POST that announces 100 bytes, sends 15, then nothing: the raw answer, once the server closed. */
+function stalledRun(url: string): Promise<string> {
+  const port = Number(new URL(url).port);
+  return new Promise<string>((resolve) => {
+    const s = connect(port, '127.0.0.1', () =>
+      s.write(
+        `POST /api/agents/echo-assistant/runs HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TOKENS.agents}\r\n` +
+          `Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"stream":true,`,
+      ),
+    );
+    let out = '';
+    s.setEncoding('utf8');
+    s.on('data', (d: string) => (out += d));
+    s.on('error', () => {});
+    s.on('close', () => resolve(out));
+  });
+}
+
 const hi = { messages: [{ role: 'USER', content: [{ type: 'text', text: 'hi there' }] }] };
 
 const STREAMS: [string, string, unknown][] = [
@@ -259,21 +277,7 @@ describe('run streams started ahead of the routes', () => {
   it('counts a run whose body never comes against the rate limit, as the routes do (they count it before reading the body)', async () => {
     const statuses = async (prepared: boolean) => {
       const r = await start(prepared, { memory: true, rateLimitPerMinute: 2 }, { bodyIdleTimeoutMs: 300, checkIntervalMs: 100 });
-      const port = Number(new URL(r.url).port);
-      // Announces 100 bytes, sends 15, then nothing: the body watch answers 408 and closes.
-      const stalled = await new Promise<string>((resolve) => {
-        const s = connect(port, '127.0.0.1', () =>
-          s.write(
-            `POST /api/agents/echo-assistant/runs HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TOKENS.agents}\r\n` +
-              `Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"stream":true,`,
-          ),
-        );
-        let out = '';
-        s.setEncoding('utf8');
-        s.on('data', (d: string) => (out += d));
-        s.on('error', () => {});
-        s.on('close', () => resolve(out));
-      });
+      const stalled = await stalledRun(r.url);
       expect(stalled).toMatch(/^HTTP\/1\.1 408 /);
       const body = { ...hi, stream: true };
       const first = await post(r.url, '/api/agents/echo-assistant/runs', TOKENS.agents, body);
