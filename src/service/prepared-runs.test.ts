@@ -1,7 +1,8 @@
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Service, ServiceOptions } from './app.ts';
-import { listen } from './node.ts';
+import { listen, type ServerTimeouts } from './node.ts';
 import { freshService, TOKENS } from './test-http.ts';
 
 /**
@@ -18,7 +19,7 @@ interface RawAnswer {
   text: string;
 }
 
-function post(url: string, path: string, token: string, body: unknown, extra: Record<string, string> = {}): Promise<RawAnswer> {
+function post(url: string, path: string, token: string, body: unknown, extra: Record<string, string | string[]> = {}): Promise<RawAnswer> {
   const text = JSON.stringify(body);
   const target = new URL(path, url);
   return new Promise((resolve, reject) => {
@@ -29,7 +30,15 @@ function post(url: string, path: string, token: string, body: unknown, extra: Re
         path: target.pathname,
         method: 'POST',
         agent: false,
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), ...extra },
+        // As raw pairs: a header given as a list goes out once per value, Host included.
+        setHost: false,
+        headers: Object.entries({
+          host: target.host,
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          'content-length': String(Buffer.byteLength(text)),
+          ...extra,
+        }).flatMap(([k, v]) => (Array.isArray(v) ? v : [v]).flatMap((one) => [k, one])),
       },
       (res) => {
         let out = '';
@@ -80,7 +89,7 @@ afterEach(async () => {
 });
 
 /** A service on a port; `prepared: false` takes the prepared way in away, so that the routes answer everything. */
-async function start(prepared: boolean, options: ServiceOptions = { memory: true, rateLimitPerMinute: 0 }): Promise<Running> {
+async function start(prepared: boolean, options: ServiceOptions = { memory: true, rateLimitPerMinute: 0 }, timeouts: ServerTimeouts = {}): Promise<Running> {
   const base = freshService(options);
   const counts = { started: 0, handedOn: 0 };
   const inner = base.preparedRun;
@@ -98,7 +107,7 @@ async function start(prepared: boolean, options: ServiceOptions = { memory: true
         }
       : undefined,
   };
-  const server = await listen(service, 0);
+  const server = await listen(service, 0, '127.0.0.1', timeouts);
   running.push({ close: server.close, service: base });
   return {
     service,
@@ -110,6 +119,24 @@ async function start(prepared: boolean, options: ServiceOptions = { memory: true
       return counts.handedOn;
     },
   };
+}
+
+/** A run POST that announces 100 bytes, sends 15, then nothing: the raw answer, once the server closed. */
+function stalledRun(url: string): Promise<string> {
+  const port = Number(new URL(url).port);
+  return new Promise<string>((resolve) => {
+    const s = connect(port, '127.0.0.1', () =>
+      s.write(
+        `POST /api/agents/echo-assistant/runs HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TOKENS.agents}\r\n` +
+          `Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"stream":true,`,
+      ),
+    );
+    let out = '';
+    s.setEncoding('utf8');
+    s.on('data', (d: string) => (out += d));
+    s.on('error', () => {});
+    s.on('close', () => resolve(out));
+  });
 }
 
 const hi = { messages: [{ role: 'USER', content: [{ type: 'text', text: 'hi there' }] }] };
@@ -227,5 +254,38 @@ describe('run streams started ahead of the routes', () => {
     expect(fourth.status).toBe(429);
     expect(fourth.headers['retry-after']).toMatch(/^\d+$/);
     expect(fourth.text).toContain('Too many requests');
+  });
+
+  it('answers a request that repeats Authorization or Content-Type as the routes do (they read the values joined, Node the first)', async () => {
+    const prepared = await start(true);
+    const routes = await start(false);
+    const path = '/api/agents/echo-assistant/runs';
+    const body = { ...hi, stream: true };
+    const cases: [string, Record<string, string[]>][] = [
+      ['two tokens', { authorization: [`Bearer ${TOKENS.agents}`, `Bearer ${TOKENS.sales}`] }],
+      ['two content types', { 'content-type': ['application/json', 'text/plain'] }],
+    ];
+    for (const [name, extra] of cases) {
+      const a = await post(prepared.url, path, TOKENS.agents, body, extra);
+      const b = await post(routes.url, path, TOKENS.agents, body, extra);
+      expect(b.status, name).toBeGreaterThanOrEqual(400);
+      expect({ name, answer: normalized(a) }).toEqual({ name, answer: normalized(b) });
+    }
+    expect(prepared.started).toBe(0);
+  });
+
+  it('counts a run whose body never comes against the rate limit, as the routes do (they count it before reading the body)', async () => {
+    const statuses = async (prepared: boolean) => {
+      const r = await start(prepared, { memory: true, rateLimitPerMinute: 2 }, { bodyIdleTimeoutMs: 300, checkIntervalMs: 100 });
+      const stalled = await stalledRun(r.url);
+      expect(stalled).toMatch(/^HTTP\/1\.1 408 /);
+      const body = { ...hi, stream: true };
+      const first = await post(r.url, '/api/agents/echo-assistant/runs', TOKENS.agents, body);
+      const second = await post(r.url, '/api/agents/echo-assistant/runs', TOKENS.agents, body);
+      return [first.status, second.status];
+    };
+    const routes = await statuses(false);
+    expect(routes).toEqual([200, 429]);
+    expect(await statuses(true)).toEqual(routes);
   });
 });

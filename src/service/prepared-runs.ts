@@ -10,9 +10,9 @@
  * rate limit and run cap as the routes, then the same head and the same run.
  *
  * Only a run that will start is answered here. Anything else (no or unknown token, a missing
- * scope, a body that is not a plain JSON object of known fields, an input the agent refuses,
- * a wait or durable run, the rate limit or run cap reached, a fault asked for, CORS, a query
- * string, an encoded path) goes on to the routes with the body already read, and they answer
+ * scope, a repeated header it reads, a body that is not a plain JSON object of known fields,
+ * an input the agent refuses, a wait or durable run, the rate limit or run cap reached, a
+ * fault asked for, CORS, a query string, an encoded path) goes on to the routes with the body already read, and they answer
  * it in full: the refusals are worded in one place only.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -87,6 +87,7 @@ export function preparedRunStreams(options: PreparedRunOptions): PreparedRun {
     } else return false;
     const h = req.headers;
     if (h['x-sandbox-fault'] !== undefined || h['transfer-encoding'] !== undefined) return false;
+    if (repeatsReadHeader(req.rawHeaders)) return false;
     const length = h['content-length'];
     if (length === undefined || !DIGITS.test(length) || Number(length) === 0 || Number(length) > MAX_BODY_BYTES) return false;
     const type = (h['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
@@ -99,17 +100,29 @@ export function preparedRunStreams(options: PreparedRunOptions): PreparedRun {
     if (!record || !scopesAllowAgents(record.scopes)) return false;
     const tokenKey = hash.toString('hex');
 
+    const limiter = flavour === 'legacy' ? options.legacyLimiter : options.platformLimiter;
     const chunks: Buffer[] = [];
+    let settled = false;
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    // The routes count a request against the rate limit before they read its body: one whose
+    // body never ends (408, or the client left) counts here too, or a client could send such
+    // requests past the limit this way only. (The request itself may never close: its answer,
+    // the 408, does.)
+    const countUnread = () => {
+      if (settled) return;
+      settled = true;
+      limiter.take(tokenKey);
+    };
+    res.once('close', countUnread);
     req.once('end', () => {
-      if (res.headersSent || res.destroyed) return;
+      if (res.headersSent || res.destroyed) return countUnread();
+      settled = true;
       const body = Buffer.concat(chunks);
       const run = acceptedRun(catalog, flavour, pathId, body);
       // The slot first: a request the routes will refuse for the run cap must not be counted
       // by the rate limit here and again there. A request past the rate limit gives its slot
       // back at once (counting it twice changes nothing: it is over the limit either way).
       let release = run && runSlots.take(tokenKey);
-      const limiter = flavour === 'legacy' ? options.legacyLimiter : options.platformLimiter;
       if (release && limiter.take(tokenKey) > 0) {
         release();
         release = undefined;
@@ -136,6 +149,31 @@ export function preparedRunStreams(options: PreparedRunOptions): PreparedRun {
     });
     return true;
   };
+}
+
+/**
+ * Node keeps the first of a repeated Authorization, Content-Type, Content-Length or Host;
+ * node-server hands the routes all of them joined ("Bearer a, Bearer b"), which they refuse.
+ * Such a request is theirs to answer.
+ */
+function repeatsReadHeader(raw: readonly string[]): boolean {
+  let seen = 0;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    const bit =
+      name.length === 13 && name.toLowerCase() === 'authorization'
+        ? 1
+        : name.length === 12 && name.toLowerCase() === 'content-type'
+          ? 2
+          : name.length === 14 && name.toLowerCase() === 'content-length'
+            ? 4
+            : name.length === 4 && name.toLowerCase() === 'host'
+              ? 8
+              : 0;
+    if (seen & bit) return true;
+    seen |= bit;
+  }
+  return false;
 }
 
 interface AcceptedRun {
