@@ -118,7 +118,15 @@ export function preparedRunStreams(options: PreparedRunOptions): PreparedRun {
       if (res.headersSent || res.destroyed) return countUnread();
       settled = true;
       const body = Buffer.concat(chunks);
-      const run = acceptedRun(catalog, flavour, pathId, body);
+      // The request lives as long as its stream, and its data listener with it: the chunks go now.
+      chunks.length = 0;
+      let run: AcceptedRun | undefined;
+      try {
+        run = acceptedRun(catalog, flavour, pathId, body);
+      } catch {
+        // Whatever this way in did not foresee, the routes answer (a throw here would be uncaught).
+        run = undefined;
+      }
       // The slot first: a request the routes will refuse for the run cap must not be counted
       // by the rate limit here and again there. A request past the rate limit gives its slot
       // back at once (counting it twice changes nothing: it is over the limit either way).
