@@ -87,6 +87,7 @@ export function preparedRunStreams(options: PreparedRunOptions): PreparedRun {
     } else return false;
     const h = req.headers;
     if (h['x-sandbox-fault'] !== undefined || h['transfer-encoding'] !== undefined) return false;
+    if (sentTwice(req.rawHeaders)) return false;
     const length = h['content-length'];
     if (length === undefined || !DIGITS.test(length) || Number(length) === 0 || Number(length) > MAX_BODY_BYTES) return false;
     const type = (h['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
@@ -136,6 +137,24 @@ export function preparedRunStreams(options: PreparedRunOptions): PreparedRun {
     });
     return true;
   };
+}
+
+/**
+ * True when Authorization, Content-Type or Host came more than once. Node keeps the first
+ * copy of each in `req.headers`; the routes see them joined ("Bearer a, Bearer b") and refuse
+ * the request, so a run started on the first copy alone would be one the routes never start.
+ */
+function sentTwice(raw: readonly string[]): boolean {
+  let seen = 0;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    // Most names differ in length from all three: the comparison is rarely made.
+    const bit =
+      name.length === 13 && name.toLowerCase() === 'authorization' ? 1 : name.length === 12 && name.toLowerCase() === 'content-type' ? 2 : name.length === 4 && name.toLowerCase() === 'host' ? 4 : 0;
+    if (bit & seen) return true;
+    seen |= bit;
+  }
+  return false;
 }
 
 interface AcceptedRun {
