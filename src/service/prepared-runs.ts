@@ -12,8 +12,8 @@
  * Only a run that will start is answered here. Anything else (no or unknown token, a missing
  * scope, a repeated header it reads, a body that is not a plain JSON object of known fields,
  * an input the agent refuses, a wait or durable run, the rate limit or run cap reached, a
- * fault asked for, CORS, a query string, an encoded path) goes on to the routes with the body already read, and they answer
- * it in full: the refusals are worded in one place only.
+ * fault asked for, CORS, a query string, an encoded path) goes on to the routes with the body
+ * already read, and they answer it in full: the refusals are worded in one place only.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Message } from '../contract/agents.ts';
