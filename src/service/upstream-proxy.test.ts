@@ -60,6 +60,10 @@ const ROUTES: Record<string, Handler> = {
     });
     res.end('{}');
   },
+  '/rest/status-999': (_req, res) => {
+    res.writeHead(999, { 'content-type': 'application/json' });
+    res.end('{}');
+  },
   '/rest/redirect': (_req, res) => {
     res.writeHead(302, { location: 'https://evil.example/login', 'content-type': 'application/json' });
     res.end('{}');
@@ -309,6 +313,12 @@ describe('response headers pass by allowlist', () => {
       'ratelimit-policy': '600;w=60',
       'x-content-type-options': 'nosniff',
     });
+  });
+
+  it('a status HTTP does not define (600 and over) is not passed on: 502 naming it', async () => {
+    const a = await send(via('/rest/status-999'));
+    expect(a.status).toBe(502);
+    expect(JSON.parse(a.body)).toMatchObject({ error: 'bad gateway', message: expect.stringMatching(/999/) });
   });
 
   it('a redirect is not passed on: 502 with an explanation, no Location', async () => {

@@ -239,6 +239,11 @@ async function forward(
   } finally {
     clearTimeout(headTimer);
   }
+  // A status past 599 means nothing to a browser or to the console: the instance is broken.
+  if (upstream.status > 599) {
+    void upstream.body?.cancel();
+    return badGateway(`The upstream ${origin} answered ${upstream.status}, which is not an HTTP status.`);
+  }
   // 304 Not Modified is the answer to a revalidation (If-None-Match), not a redirect.
   if (upstream.status >= 300 && upstream.status < 400 && upstream.status !== 304) {
     void upstream.body?.cancel();
