@@ -60,7 +60,7 @@ it('Clear history does not count a conversation whose run is still going on amon
   await waitFor(() => expect(within(history).getByText(/^History cleared/).textContent).toContain('History cleared: 2 conversations taken out'));
 });
 
-it('keeps keyboard focus in History through Clear history, Cancel, Undo: never dropped on the page body', async () => {
+it('keeps keyboard focus in History through Clear history, Cancel, Escape, Undo: never dropped on the page body', async () => {
   await saveRun(turn('thread_a', 1_000, 'done'));
   const user = userEvent.setup();
   render(
@@ -78,6 +78,12 @@ it('keeps keyboard focus in History through Clear history, Cancel, Undo: never d
   // Cancel: back on the button that asked.
   await user.click(clearButton);
   await user.keyboard('{Tab}{Enter}');
+  await waitFor(() => expect(within(history).queryByRole('alertdialog')).toBeNull());
+  await waitFor(() => expect(document.activeElement).toBe(clearButton));
+  // Escape answers the question as Cancel does.
+  await user.keyboard('{Enter}');
+  await within(history).findByRole('alertdialog', { name: 'Clear history?' });
+  await user.keyboard('{Escape}');
   await waitFor(() => expect(within(history).queryByRole('alertdialog')).toBeNull());
   await waitFor(() => expect(document.activeElement).toBe(clearButton));
   // Clear (Enter on the focused confirm button): on Undo, the one thing to do next.

@@ -277,7 +277,20 @@ export function HistoryPanel({ connection, onLoad, onImported }: {
         </button>
       </div>
       {confirmClear && (
-        <div className="warning" role="alertdialog" aria-labelledby="clear-heading" aria-describedby="clear-what">
+        <div
+          className="warning"
+          role="alertdialog"
+          aria-labelledby="clear-heading"
+          aria-describedby="clear-what"
+          // Escape answers Cancel, as in any dialog; it goes no further (the page's Escape stops a run).
+          onKeyDown={(e) => {
+            if (e.key !== 'Escape') return;
+            e.preventDefault();
+            e.stopPropagation();
+            setConfirmClear(false);
+            focusNext.current = 'clear';
+          }}
+        >
           <p id="clear-heading">
             <strong>Clear history?</strong>
           </p>
