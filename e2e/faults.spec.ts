@@ -18,7 +18,8 @@ test('a fault injected in the run options: the stream breaks after 3 events, the
   // A value the service would refuse says why, and nothing can be sent.
   const status = faults.getByLabel('Answer with error status');
   await status.fill('200');
-  await expect(faults.getByRole('alert')).toContainText('status takes an HTTP error status, a whole number from 400 to 599');
+  await expect(faults.getByRole('alert')).toHaveText('Answer with error status: an HTTP error status from 400 to 599, in plain digits; not "200".');
+  await expect(status).toHaveAttribute('aria-invalid', 'true');
   await expect(runs.run).toBeDisabled();
   await status.fill('');
 

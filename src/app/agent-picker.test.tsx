@@ -1,6 +1,8 @@
+import './styles.css';
 import { cleanup, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, expect, it } from 'vitest';
+import { userEvent as browserUser } from 'vitest/browser';
 import { DEMO, freshBrowser, renderConsole, settleConsole } from './test-console';
 import { wipeHistory } from '../features/agent-runs/model/history';
 import { slowNetwork } from '../test-support/slow-network';
@@ -310,4 +312,18 @@ it('typed letters and arrows at once, before the search is asked: the list shown
   expect(highlighted).toBe('Flaky Reporter');
   await user.keyboard('{Enter}');
   expect(await screen.findByRole('heading', { name: /Flaky Reporter/ })).toBeTruthy();
+});
+
+it('Tab from the open list goes on to the next control: the scrolling list is no focus stop that vanishes under it', async () => {
+  freshBrowser(DEMO.agents);
+  renderConsole('/runs');
+  const input = await screen.findByRole('combobox', { name: 'Agent' });
+  input.focus();
+  const list = await screen.findByRole('listbox', { name: 'Agents' });
+  await waitFor(() => expect(within(list).getAllByRole('option').length).toBeGreaterThan(5));
+  // A real Tab (Chromium's own focus order, where a scrolling box is a stop of its own).
+  await browserUser.keyboard('{Tab}');
+  await waitFor(() => expect(picker().getAttribute('aria-expanded')).toBe('false'));
+  expect(document.activeElement).not.toBe(document.body);
+  expect(document.activeElement).not.toBe(input);
 });

@@ -174,7 +174,9 @@ export function AgentPicker({ connection, flavour, selectedId, onSelect }: {
           onKeyDown={onKeyDown}
         />
         {open && (
-          <ul id={ids.list} role="listbox" aria-label="Agents" className="listbox">
+          // tabIndex -1: Chromium makes a scrolling box a Tab stop of its own; Tab landed on the list,
+          // whose closing on the input's blur then dropped focus on the page's body.
+          <ul id={ids.list} role="listbox" aria-label="Agents" className="listbox" tabIndex={-1}>
             {search.isFetching && !answered && <li className="muted" role="presentation">Searching…</li>}
             {search.isError && (
               <li className="error" role="presentation">

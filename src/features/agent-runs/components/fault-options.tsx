@@ -43,7 +43,8 @@ export function FaultOptions({ fields, onChange, bundled }: { fields: FaultField
                 placeholder="off"
                 value={fields[key]}
                 disabled={!bundled}
-                aria-describedby={`${id}-${key}-hint`}
+                aria-invalid={header.field?.key === key || undefined}
+                aria-describedby={header.field?.key === key ? `${id}-${key}-hint ${id}-problem` : `${id}-${key}-hint`}
                 onChange={(e) => onChange({ ...fields, [key]: e.target.value })}
               />
               <span className="hint" id={`${id}-${key}-hint`}>
@@ -53,8 +54,8 @@ export function FaultOptions({ fields, onChange, bundled }: { fields: FaultField
           ))}
         </div>
         {header.problem && (
-          <p className="hint error" role="alert">
-            {header.problem}
+          <p className="hint error" role="alert" id={`${id}-problem`}>
+            {header.field ? `${FIELDS.find((f) => f.key === header.field!.key)!.label}: ${header.field.problem}` : header.problem}
           </p>
         )}
         {header.value && bundled && (

@@ -59,3 +59,41 @@ it('Clear history does not count a conversation whose run is still going on amon
   await user.click(within(ask).getByRole('button', { name: 'Clear history' }));
   await waitFor(() => expect(within(history).getByText(/^History cleared/).textContent).toContain('History cleared: 2 conversations taken out'));
 });
+
+it('keeps keyboard focus in History through Clear history, Cancel, Escape, Undo: never dropped on the page body', async () => {
+  await saveRun(turn('thread_a', 1_000, 'done'));
+  const user = userEvent.setup();
+  render(
+    <QueryClientProvider client={new QueryClient()}>
+      <RunStoreProvider store={new RunStore()}>
+        <MemoryRouter>
+          <HistoryPanel connection={CONNECTION} onLoad={() => undefined} onImported={() => undefined} />
+        </MemoryRouter>
+      </RunStoreProvider>
+    </QueryClientProvider>,
+  );
+  const history = screen.getByRole('region', { name: 'History' });
+  const clearButton = await within(history).findByRole('button', { name: 'Clear history…' });
+  await waitFor(() => expect(clearButton).toBeEnabled());
+  // Cancel: back on the button that asked.
+  await user.click(clearButton);
+  await user.keyboard('{Tab}{Enter}');
+  await waitFor(() => expect(within(history).queryByRole('alertdialog')).toBeNull());
+  await waitFor(() => expect(document.activeElement).toBe(clearButton));
+  // Escape answers the question as Cancel does.
+  await user.keyboard('{Enter}');
+  await within(history).findByRole('alertdialog', { name: 'Clear history?' });
+  await user.keyboard('{Escape}');
+  await waitFor(() => expect(within(history).queryByRole('alertdialog')).toBeNull());
+  await waitFor(() => expect(document.activeElement).toBe(clearButton));
+  // Clear (Enter on the focused confirm button): on Undo, the one thing to do next.
+  await user.keyboard('{Enter}');
+  await within(history).findByRole('alertdialog', { name: 'Clear history?' });
+  await user.keyboard('{Enter}');
+  const undo = await within(history).findByRole('button', { name: 'Undo' });
+  await waitFor(() => expect(document.activeElement).toBe(undo));
+  // Undo: back on Clear history…, with the conversation back.
+  await user.keyboard('{Enter}');
+  await waitFor(() => expect(within(history).queryByRole('button', { name: 'Undo' })).toBeNull());
+  await waitFor(() => expect(document.activeElement).toBe(within(history).getByRole('button', { name: 'Clear history…' })));
+});

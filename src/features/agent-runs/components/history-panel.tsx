@@ -1,4 +1,4 @@
-import { useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { SANDBOX_FAULT_HEADER } from '../../../contract/sandbox-fault';
 import { download, exportFileName } from '../../../lib/download';
@@ -195,6 +195,26 @@ export function HistoryPanel({ connection, onLoad, onImported }: {
   const [confirmClear, setConfirmClear] = useState(false);
   const [clearNote, setClearNote] = useState<string | null>(null);
   const fileInput = useRef<HTMLInputElement>(null);
+  // The control that asked (Clear history…, Undo) leaves the page when answered: focus goes to the
+  // next thing to do instead of falling to the page's body, where a keyboard user starts over.
+  const clearButton = useRef<HTMLButtonElement>(null);
+  const undoButton = useRef<HTMLButtonElement>(null);
+  const focusNext = useRef<'clear' | 'undo' | null>(null);
+  const section = useRef<HTMLElement>(null);
+  useEffect(() => {
+    if (!focusNext.current) return;
+    const active = document.activeElement;
+    // Moved on elsewhere meanwhile: leave focus where the user put it.
+    if (active && active !== document.body && !section.current?.contains(active)) {
+      focusNext.current = null;
+      return;
+    }
+    const target = focusNext.current === 'clear' ? clearButton.current : undoButton.current;
+    if (target && !target.disabled) {
+      target.focus();
+      focusNext.current = null;
+    }
+  });
   const threads = threadsOf(entries);
   const items: Item[] = [
     ...threads.filter((t) => matches(t, query)).map((thread) => ({ kind: 'thread' as const, thread, at: lastAt(thread) })),
@@ -227,11 +247,12 @@ export function HistoryPanel({ connection, onLoad, onImported }: {
   const clear = async () => {
     setConfirmClear(false);
     const result = await clearHistory();
+    focusNext.current = 'undo';
     setClearNote(result.kept ? `${formatCount(result.kept)} ${result.kept === 1 ? 'run' : 'runs'} still going on stayed in history.` : null);
   };
 
   return (
-    <section className="history" aria-labelledby="history-heading">
+    <section ref={section} className="history" aria-labelledby="history-heading">
       <div className="toolbar">
         <h2 id="history-heading">History</h2>
         <span className="muted">Kept in this browser (IndexedDB); tokens are never stored.</span>
@@ -251,12 +272,25 @@ export function HistoryPanel({ connection, onLoad, onImported }: {
             if (file) void importFile(file).catch((err: unknown) => setImportError(`${file.name}: ${err instanceof Error ? err.message : String(err)}`));
           }}
         />
-        <button type="button" disabled={!entries.length || confirmClear} onClick={() => setConfirmClear(true)}>
+        <button ref={clearButton} type="button" disabled={!entries.length || confirmClear} onClick={() => setConfirmClear(true)}>
           Clear history…
         </button>
       </div>
       {confirmClear && (
-        <div className="warning" role="alertdialog" aria-labelledby="clear-heading" aria-describedby="clear-what">
+        <div
+          className="warning"
+          role="alertdialog"
+          aria-labelledby="clear-heading"
+          aria-describedby="clear-what"
+          // Escape answers Cancel, as in any dialog; it goes no further (the page's Escape stops a run).
+          onKeyDown={(e) => {
+            if (e.key !== 'Escape') return;
+            e.preventDefault();
+            e.stopPropagation();
+            setConfirmClear(false);
+            focusNext.current = 'clear';
+          }}
+        >
           <p id="clear-heading">
             <strong>Clear history?</strong>
           </p>
@@ -268,7 +302,13 @@ export function HistoryPanel({ connection, onLoad, onImported }: {
             <button type="button" className="danger" onClick={() => void clear()} autoFocus>
               Clear history
             </button>
-            <button type="button" onClick={() => setConfirmClear(false)}>
+            <button
+              type="button"
+              onClick={() => {
+                setConfirmClear(false);
+                focusNext.current = 'clear';
+              }}
+            >
               Cancel
             </button>
           </div>
@@ -277,7 +317,16 @@ export function HistoryPanel({ connection, onLoad, onImported }: {
       {cleared && (
         <p className="notice" role="status">
           History cleared: {itemsText(cleared.conversations, cleared.runs)} taken out{clearNote ? `; ${clearNote}` : '.'}{' '}
-          <button type="button" onClick={() => void undoClear(cleared.id).then(() => setClearNote(null))}>
+          <button
+            ref={undoButton}
+            type="button"
+            onClick={() =>
+              void undoClear(cleared.id).then(() => {
+                setClearNote(null);
+                focusNext.current = 'clear';
+              })
+            }
+          >
             Undo
           </button>
         </p>

@@ -22,14 +22,26 @@ export interface FaultHeader {
   value?: string;
   /** Why the fields make no fault the service would take (its own words). */
   problem?: string;
+  /** The one field whose value is wrong, and why in the form's words (not the header's). */
+  field?: { key: FaultSetting; problem: string };
 }
+
+const DECIMAL = /^[0-9]+$/;
 
 /** The X-Sandbox-Fault value the fields ask for. */
 export function faultHeaderOf(fields: FaultFields): FaultHeader {
   const parts = FAULT_SETTINGS.filter(({ key }) => fields[key].trim() !== '').map(({ key, name }) => `${name}=${fields[key].trim()}`);
   if (!parts.length) return {};
   const parsed = parseSandboxFault(parts.join('; '));
-  return parsed.ok ? { value: formatSandboxFault(parsed.fault) } : { problem: parsed.problem };
+  if (parsed.ok) return { value: formatSandboxFault(parsed.fault) };
+  for (const { key, min, max, unit } of FAULT_SETTINGS) {
+    const raw = fields[key].trim();
+    if (raw === '' || (DECIMAL.test(raw) && Number(raw) >= min && Number(raw) <= max)) continue;
+    const shown = JSON.stringify(raw.length > 40 ? `${raw.slice(0, 40)}…` : raw);
+    const what = unit.startsWith('an ') ? unit : `a whole number of ${unit}`;
+    return { problem: parsed.problem, field: { key, problem: `${what} from ${min.toLocaleString('en-US')} to ${max.toLocaleString('en-US')}, in plain digits; not ${shown}.` } };
+  }
+  return { problem: parsed.problem };
 }
 
 /** The fields of a header value a run was sent with (Run again); none when it cannot be read. */
