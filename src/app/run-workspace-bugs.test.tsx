@@ -33,6 +33,9 @@ it('bug 1: "Run again" from history loads the agent it ran, not the one open now
   await user.click(screen.getByRole('button', { name: 'Run and wait' }));
   const history = screen.getByRole('region', { name: 'History' });
   await within(history).findByRole('link', { name: 'HR Policy Agent' });
+  // History shows a run from its start: the next run can be sent only once this one has ended
+  // (on a loaded machine it was still in flight, and Run and wait was not yet offered).
+  await waitFor(() => expect(within(history).getByRole('listitem').textContent).toMatch(/Done/));
 
   await pickAgent(user, 'Echo Assistant');
   await screen.findByRole('heading', { name: /Echo Assistant/ });
@@ -40,7 +43,9 @@ it('bug 1: "Run again" from history loads the agent it ran, not the one open now
   await user.click(within(history).getByRole('button', { name: 'Run again…' }));
   await screen.findByRole('heading', { name: /HR Policy Agent/ });
   expect((await screen.findByLabelText<HTMLInputElement>(/^Topic/)).value).toBe('leave');
-  await user.click(screen.getByRole('button', { name: 'Run and wait' }));
+  const runAgain = screen.getByRole('button', { name: 'Run and wait' });
+  expect(runAgain.hasAttribute('disabled')).toBe(false);
+  await user.click(runAgain);
 
   await waitFor(() => expect(within(history).getAllByRole('listitem')).toHaveLength(2));
   const [newest] = within(history).getAllByRole('listitem');
