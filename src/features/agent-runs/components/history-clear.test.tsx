@@ -2,17 +2,13 @@
  * Clear history asks first, and what it says will leave is what leaves: a conversation with a
  * run still going on (a durable run waiting for approval) stays whole, so it is not counted.
  */
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { cleanup, render, screen, waitFor, within } from '@testing-library/react';
+import { cleanup, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { MemoryRouter } from 'react-router';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { DEMO, referenceConnection } from '../../../test-support/reference-service';
 import { saveRun, wipeHistory, type HistoryEntry } from '../model/history';
 import { runRequest } from '../model/run-request';
-import { RunStore } from '../model/run-store';
-import { RunStoreProvider } from '../model/run-store-context';
-import { HistoryPanel } from './history-panel';
+import { renderHistoryPanel } from './render-history-panel';
 
 const CONNECTION = referenceConnection(DEMO.agents, 'fp-clear');
 
@@ -42,15 +38,7 @@ it('Clear history does not count a conversation whose run is still going on amon
   await saveRun(turn('thread_b', 2_000, 'done'));
   await saveRun(turn('thread_c', 3_000, 'REQUIRES_INPUT', 'run_waiting'));
   const user = userEvent.setup();
-  render(
-    <QueryClientProvider client={new QueryClient()}>
-      <RunStoreProvider store={new RunStore()}>
-        <MemoryRouter>
-          <HistoryPanel connection={CONNECTION} onLoad={() => undefined} onImported={() => undefined} />
-        </MemoryRouter>
-      </RunStoreProvider>
-    </QueryClientProvider>,
-  );
+  renderHistoryPanel(CONNECTION);
   const history = screen.getByRole('region', { name: 'History' });
   await waitFor(() => expect(within(history).getAllByRole('listitem').length).toBeGreaterThanOrEqual(3));
   await user.click(within(history).getByRole('button', { name: 'Clear history…' }));
@@ -63,15 +51,7 @@ it('Clear history does not count a conversation whose run is still going on amon
 it('keeps keyboard focus in History through Clear history, Cancel, Escape, Undo: never dropped on the page body', async () => {
   await saveRun(turn('thread_a', 1_000, 'done'));
   const user = userEvent.setup();
-  render(
-    <QueryClientProvider client={new QueryClient()}>
-      <RunStoreProvider store={new RunStore()}>
-        <MemoryRouter>
-          <HistoryPanel connection={CONNECTION} onLoad={() => undefined} onImported={() => undefined} />
-        </MemoryRouter>
-      </RunStoreProvider>
-    </QueryClientProvider>,
-  );
+  renderHistoryPanel(CONNECTION);
   const history = screen.getByRole('region', { name: 'History' });
   const clearButton = await within(history).findByRole('button', { name: 'Clear history…' });
   await waitFor(() => expect(clearButton).toBeEnabled());

@@ -1,17 +1,13 @@
 /**
  * Pinning from history: a pinned item is kept whatever retention's limits, and says so.
  */
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { cleanup, render, screen, waitFor, within } from '@testing-library/react';
+import { cleanup, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { MemoryRouter } from 'react-router';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { DEMO, referenceConnection } from '../../../test-support/reference-service';
 import { listRuns, saveRun, setRetentionLimits, wipeHistory, type HistoryEntry } from '../model/history';
 import { runRequest } from '../model/run-request';
-import { RunStore } from '../model/run-store';
-import { RunStoreProvider } from '../model/run-store-context';
-import { HistoryPanel } from './history-panel';
+import { renderHistoryPanel } from './render-history-panel';
 
 const CONNECTION = referenceConnection(DEMO.agents, 'fp-pin');
 
@@ -42,15 +38,7 @@ it('a pinned run stays in history past the limit, while the next oldest is let g
   await saveRun(entry('oldest', 1_000));
   await saveRun(entry('middle', 2_000));
   const user = userEvent.setup();
-  render(
-    <QueryClientProvider client={new QueryClient()}>
-      <RunStoreProvider store={new RunStore()}>
-        <MemoryRouter>
-          <HistoryPanel connection={CONNECTION} onLoad={() => undefined} onImported={() => undefined} />
-        </MemoryRouter>
-      </RunStoreProvider>
-    </QueryClientProvider>,
-  );
+  renderHistoryPanel(CONNECTION);
   const history = screen.getByRole('region', { name: 'History' });
   const row = (text: string) => within(history).getAllByRole('listitem').find((li) => li.textContent!.includes(text))!;
   await waitFor(() => expect(within(history).getAllByRole('listitem')).toHaveLength(2));
