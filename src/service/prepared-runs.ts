@@ -17,14 +17,14 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Message } from '../contract/agents.ts';
-import { LEGACY_RUNS_DEPRECATED_AT, LEGACY_RUNS_SUNSET_AT } from '../contract/agents.ts';
-import { platformRunsPath, RUN_PATHS } from '../contract/run-paths.ts';
+import { RUN_PATHS } from '../contract/run-paths.ts';
 import { scopesAllowAgents } from '../contract/scopes.ts';
 import type { AgentCatalog, AgentDefinition } from './agents.ts';
 import type { RateLimiter } from './auth.ts';
 import { isPlainObject, jsonNestedDeeperThan, MAX_BODY_BYTES, MAX_JSON_DEPTH, newRequestId } from './http.ts';
 import { isAllowedHost } from './request-guard.ts';
 import { loggedMessages, type RunLog } from './run-log.ts';
+import { DEPRECATION, SUNSET, successorLink } from './routes/agents.ts';
 import { runStream, type Flavour, type RunOptions, type RunSlots } from './runs.ts';
 import { sseHeaders, streamSseOnNode } from './sse.ts';
 import { hashToken, type Store } from './store.ts';
@@ -39,10 +39,6 @@ const DIGITS = /^\d+$/;
 
 const LEGACY_KEYS: readonly string[] = ['agent_id', 'input', 'messages', 'metadata'];
 const PLATFORM_KEYS: readonly string[] = ['input', 'messages', 'metadata', 'stream', 'execution_mode'];
-
-/** The deprecation headers of the client API's run endpoints, as routes/agents.ts writes them. */
-const DEPRECATION = `@${Math.floor(LEGACY_RUNS_DEPRECATED_AT.getTime() / 1000)}`;
-const SUNSET = LEGACY_RUNS_SUNSET_AT.toUTCString();
 
 export interface PreparedRunOptions {
   store: Store;
@@ -70,7 +66,7 @@ export function preparedRunStreams(options: PreparedRunOptions): PreparedRun {
   const links = new Map<string, string>();
   const linkOf = (id: string) => {
     let link = links.get(id);
-    if (link === undefined) links.set(id, (link = `<${platformRunsPath(id)}>; rel="successor-version"`));
+    if (link === undefined) links.set(id, (link = successorLink(id)));
     return link;
   };
 

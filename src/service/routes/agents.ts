@@ -242,8 +242,10 @@ function preparedSchemas(catalog: AgentCatalog): (id: string, withTools?: boolea
 export const LEGACY_BASE = '/rest/api/v1';
 export const PLATFORM_BASE = '/api';
 
-const DEPRECATION = `@${Math.floor(LEGACY_RUNS_DEPRECATED_AT.getTime() / 1000)}`;
-const SUNSET = LEGACY_RUNS_SUNSET_AT.toUTCString();
+/** The client API's run endpoints' Deprecation and Sunset headers, and the Link to a known agent's successor (prepared-runs.ts writes them too). */
+export const DEPRECATION = `@${Math.floor(LEGACY_RUNS_DEPRECATED_AT.getTime() / 1000)}`;
+export const SUNSET = LEGACY_RUNS_SUNSET_AT.toUTCString();
+export const successorLink = (agentId: string) => `<${platformRunsPath(agentId)}>; rel="successor-version"`;
 
 /** Client API, `/rest/api/v1`: beta, with deprecated run endpoints. */
 export function legacyAgentRoutes(store: Store, catalog: AgentCatalog, options: AgentRoutesOptions) {
@@ -281,7 +283,7 @@ export function legacyAgentRoutes(store: Store, catalog: AgentCatalog, options: 
       const agent = catalog.get(id);
       if (!agent) return unknownAgent(c, id);
       // Only a known id goes into a header: an unknown one is the client's text, of any length.
-      c.header('Link', `<${platformRunsPath(agent.agent_id)}>; rel="successor-version"`);
+      c.header('Link', successorLink(agent.agent_id));
       const run = prepareRun(c, legacy, catalog, options.toolAuth, agent, body.value);
       if (!run.ok) return run.response;
       if (needsDurableRun(agent)) return legacy.error(c, 409, 'durable_run_required', durableRequiredText(agent.agent_id));
