@@ -41,7 +41,10 @@ export const FAULT_SETTINGS: readonly { key: FaultSetting; name: string; min: nu
 /** Statuses that say when to come back: only these take `retry-after`. */
 export const RETRY_AFTER_STATUSES: readonly number[] = [429, 503];
 
-export type FaultParse = { ok: true; fault: SandboxFault } | { ok: false; problem: string };
+export type FaultParse =
+  | { ok: true; fault: SandboxFault }
+  /** `setting`: the one setting whose value is out of its range, and why in words a form can show beside it. */
+  | { ok: false; problem: string; setting?: { key: FaultSetting; problem: string } };
 
 const USAGE =
   'It takes settings separated by ";": drop-after=N, delay-first=MS, status=CODE (with retry-after=S for 429 or 503), stall-after=N, slow-bytes=N.';
@@ -54,7 +57,7 @@ function shown(raw: string): string {
 
 /** The header's value as settings, or why it is refused (a sentence that names the setting). */
 export function parseSandboxFault(value: string): FaultParse {
-  const bad = (why: string): FaultParse => ({ ok: false, problem: `${SANDBOX_FAULT_HEADER}: ${why} ${USAGE}` });
+  const bad = (why: string, setting?: { key: FaultSetting; problem: string }): FaultParse => ({ ok: false, problem: `${SANDBOX_FAULT_HEADER}: ${why} ${USAGE}`, ...(setting && { setting }) });
   if (value.length > 200) return bad('the value is longer than 200 characters.');
   // A trailing ";" (or spaces around one) is forgiven; an empty setting between two is not.
   const parts = value.split(';').map((p) => p.trim());
@@ -72,7 +75,12 @@ export function parseSandboxFault(value: string): FaultParse {
     if (fault[setting.key] !== undefined) return bad(`${name} is given twice.`);
     const n = DECIMAL.test(raw) ? Number(raw) : NaN;
     if (!(n >= setting.min && n <= setting.max)) {
-      return bad(`${name} takes ${setting.unit}, a whole number from ${setting.min.toLocaleString('en-US')} to ${setting.max.toLocaleString('en-US')} in plain digits; not ${shown(raw)}.`);
+      const range = `from ${setting.min.toLocaleString('en-US')} to ${setting.max.toLocaleString('en-US')}`;
+      const what = setting.unit.startsWith('an ') ? setting.unit : `a whole number of ${setting.unit}`;
+      return bad(`${name} takes ${setting.unit}, a whole number ${range} in plain digits; not ${shown(raw)}.`, {
+        key: setting.key,
+        problem: `${what} ${range}, in plain digits; not ${shown(raw)}.`,
+      });
     }
     fault[setting.key] = n;
   }

@@ -26,22 +26,13 @@ export interface FaultHeader {
   field?: { key: FaultSetting; problem: string };
 }
 
-const DECIMAL = /^[0-9]+$/;
-
 /** The X-Sandbox-Fault value the fields ask for. */
 export function faultHeaderOf(fields: FaultFields): FaultHeader {
   const parts = FAULT_SETTINGS.filter(({ key }) => fields[key].trim() !== '').map(({ key, name }) => `${name}=${fields[key].trim()}`);
   if (!parts.length) return {};
   const parsed = parseSandboxFault(parts.join('; '));
   if (parsed.ok) return { value: formatSandboxFault(parsed.fault) };
-  for (const { key, min, max, unit } of FAULT_SETTINGS) {
-    const raw = fields[key].trim();
-    if (raw === '' || (DECIMAL.test(raw) && Number(raw) >= min && Number(raw) <= max)) continue;
-    const shown = JSON.stringify(raw.length > 40 ? `${raw.slice(0, 40)}…` : raw);
-    const what = unit.startsWith('an ') ? unit : `a whole number of ${unit}`;
-    return { problem: parsed.problem, field: { key, problem: `${what} from ${min.toLocaleString('en-US')} to ${max.toLocaleString('en-US')}, in plain digits; not ${shown}.` } };
-  }
-  return { problem: parsed.problem };
+  return { problem: parsed.problem, ...(parsed.setting && { field: parsed.setting }) };
 }
 
 /** The fields of a header value a run was sent with (Run again); none when it cannot be read. */
