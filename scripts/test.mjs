@@ -12,6 +12,12 @@ mkdirSync(reports, { recursive: true });
 let passed = 0;
 let failed = 0;
 const failures = [];
+// Why each failed test failed, at more length, printed last (the CI log keeps only its tail).
+const details = [];
+const detailOf = (text) => {
+  const lines = String(text).split('\n').slice(0, 40).map((l) => l.slice(0, 200));
+  return lines.join('\n').slice(0, 4_000);
+};
 
 function run(label, command, args, env = {}) {
   console.log(`\n=== ${label}: ${command} ${args.join(' ')}`);
@@ -83,6 +89,7 @@ for (const file of v?.testResults ?? []) {
     if (t.status !== 'failed') continue;
     const why = String(t.failureMessages?.[0] ?? '').split('\n')[0].slice(0, 300);
     failures.push(`Vitest: ${file.name.replace(process.cwd() + '/', '')} › ${t.fullName} — ${why}`);
+    if (details.length < 3) details.push(`Vitest: ${t.fullName}\n${detailOf(t.failureMessages?.[0] ?? '')}`);
   }
 }
 if (!vitestOk && (!v || v.numFailedTests === 0)) {
@@ -114,6 +121,7 @@ if (missing) {
         if (t.status !== 'unexpected') continue;
         const err = t.results?.at(-1)?.error?.message ?? '';
         failures.push(`Playwright: ${spec.file}:${spec.line} › ${spec.title} — ${String(err).split('\n')[0].slice(0, 300)}`);
+        if (details.length < 3) details.push(`Playwright: ${spec.file}:${spec.line}\n${detailOf(err)}`);
       }
     }
     for (const child of suite.suites ?? []) walk(child);
@@ -125,6 +133,7 @@ if (missing) {
   } else if (!e2eOk) failures.push('Playwright');
 }
 
+if (details.length) console.log(`\nDetails of the first failures:\n\n${details.join('\n\n')}`);
 if (failures.length) console.log(`\nFailed:\n- ${failures.join('\n- ')}`);
 console.log(`\n${passed} passed, ${failed} failed`);
 process.exit(failed === 0 && existsSync(reports) ? 0 : 1);
