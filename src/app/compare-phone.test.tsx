@@ -8,7 +8,7 @@ import userEvent from '@testing-library/user-event';
 import { afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { page } from 'vitest/browser';
 import { clearHistory } from '../features/agent-runs/model/history';
-import { DEMO, freshBrowser, renderConsole, settleConsole } from './test-console';
+import { DEMO, freshBrowser, renderConsole, runOnBoth, settleConsole } from './test-console';
 
 beforeAll(async () => {
   await page.viewport(390, 844);
@@ -49,8 +49,7 @@ it('on a phone, both runs are titled by their agent’s name and no word is brok
   await user.click(screen.getByText(/^Run on both: compare/));
   await user.click(screen.getByRole('radio', { name: 'to another agent' }));
   await user.type(screen.getByLabelText('Agent id for B'), 'flaky-reporter');
-  await user.click(screen.getByRole('button', { name: 'Run on both' }));
-  await screen.findByRole('heading', { level: 1, name: 'Compare two runs' });
+  await runOnBoth(user);
   await waitFor(() => expect(screen.getByRole('status', { name: 'Verdict' }).textContent).toMatch(/The answers differ/), { timeout: 20_000 });
 
   expect(within(screen.getByRole('region', { name: 'Run A' })).getByRole('heading', { level: 3 }).textContent).toBe('A: Echo Assistant');

@@ -7,7 +7,7 @@ import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { wipeHistory } from '../features/agent-runs/model/history';
 import { DEMO_EVERYTHING } from '../test-support/reference-service';
-import { DEMO, freshBrowser, renderConsole, settleConsole } from './test-console';
+import { DEMO, freshBrowser, renderConsole, runOnBoth, settleConsole } from './test-console';
 
 beforeEach(async () => {
   await wipeHistory();
@@ -23,8 +23,7 @@ async function runOnBothWithAgent(user: ReturnType<typeof userEvent.setup>, agen
   await user.click(screen.getByText(/^Run on both: compare/));
   await user.click(screen.getByRole('radio', { name: 'to another agent' }));
   await user.type(screen.getByLabelText('Agent id for B'), agentB);
-  await user.click(screen.getByRole('button', { name: 'Run on both' }));
-  await screen.findByRole('heading', { level: 1, name: 'Compare two runs' });
+  await runOnBoth(user);
 }
 
 it('back on the runs page while A of a pair still streams, Stop is offered (it stops every run in flight)', async () => {
@@ -55,8 +54,7 @@ it('a durable run compared with a stream is followed on the comparison page unti
   await user.click(screen.getByRole('radio', { name: /^Durable/ }));
   await user.click(screen.getByText(/^Run on both: compare/));
   await user.click(screen.getByRole('radio', { name: /^as stream/ }));
-  await user.click(screen.getByRole('button', { name: 'Run on both' }));
-  await screen.findByRole('heading', { level: 1, name: 'Compare two runs' });
+  await runOnBoth(user);
   // The echo assistant answers in well under a second, durable or not.
   await waitFor(() => expect(verdict().textContent).toMatch(/The answers (match|differ)/), { timeout: 20_000 });
 });
@@ -68,8 +66,7 @@ it('while a stream (A) and a wait (B) of a pair run, both are drawn on one time 
   await user.type(await screen.findByLabelText('Message 1 text'), 'A story');
   await user.click(screen.getByText(/^Run on both: compare/));
   await user.click(screen.getByRole('radio', { name: /^as wait/ }));
-  await user.click(screen.getByRole('button', { name: 'Run on both' }));
-  await screen.findByRole('heading', { level: 1, name: 'Compare two runs' });
+  await runOnBoth(user);
   // A few of the storyteller's events (one every 400 ms) have arrived.
   await waitFor(() => expect(within(screen.getByRole('region', { name: 'Run A' })).getByText(/Once upon a time, in/)).toBeTruthy(), { timeout: 20_000 });
   const axisEnds = () => [...document.querySelectorAll('.comparison .run-chart .chart-axis span:last-child')].map((s) => s.textContent);
@@ -95,8 +92,7 @@ it('B’s durable run, sent with another profile, is named with that profile rat
   await user.click(screen.getByRole('radio', { name: /^Durable/ }));
   await user.click(screen.getByText(/^Run on both: compare/));
   await user.click(screen.getByRole('radio', { name: 'with another profile' }));
-  await user.click(screen.getByRole('button', { name: 'Run on both' }));
-  await screen.findByRole('heading', { level: 1, name: 'Compare two runs' });
+  await runOnBoth(user);
   const b = screen.getByRole('region', { name: 'Run B' });
   expect(within(b).getByText(/durable · profile Second token/)).toBeTruthy();
   // B is followed with its own token to its end, and compared.
@@ -119,8 +115,7 @@ it('a mode comparison from a stream: B (a wait) keeps the client timeout the use
   await user.click(screen.getByRole('radio', { name: /^Stream/ }));
   await user.click(screen.getByText(/^Run on both: compare/));
   await user.click(screen.getByRole('radio', { name: /^as wait/ }));
-  await user.click(screen.getByRole('button', { name: 'Run on both' }));
-  await screen.findByRole('heading', { level: 1, name: 'Compare two runs' });
+  await runOnBoth(user);
   // The storyteller's wait takes many seconds: with the 1 s timeout B is stopped well within 5 s.
   await waitFor(() => expect(within(screen.getByRole('region', { name: 'Run B' })).getByText('Stopped')).toBeTruthy(), { timeout: 20_000 });
 });

@@ -69,3 +69,25 @@ export async function startRun(user: { click(element: Element): Promise<void> },
   });
   return id;
 }
+
+/** What the page shows now, in a line: for a failed wait to say where the console was instead. */
+export function screenSummary(): string {
+  const main = document.querySelector('main')?.textContent ?? '(no main)';
+  const nav = screen.queryByRole('navigation', { name: 'Main' })?.textContent ?? '';
+  return `navigation: "${nav}"; main: "${main.replace(/\s+/g, ' ').slice(0, 600)}"`;
+}
+
+/**
+ * Clicks "Run on both" (open, its target chosen) and waits for the comparison's page. A click on
+ * a disabled button does nothing, silently: it must be enabled, else the test says why not.
+ */
+export async function runOnBoth(user: { click(element: Element): Promise<void> }): Promise<void> {
+  const button = screen.getByRole('button', { name: 'Run on both' });
+  expect(button.hasAttribute('disabled'), `Run on both is disabled: ${button.parentElement?.textContent}`).toBe(false);
+  await user.click(button);
+  try {
+    await screen.findByRole('heading', { level: 1, name: 'Compare two runs' }, { timeout: 30_000 });
+  } catch {
+    throw new Error(`The comparison did not open within 30 s of the click. ${screenSummary()}`);
+  }
+}

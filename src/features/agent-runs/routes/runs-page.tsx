@@ -119,6 +119,8 @@ export function RunsPage() {
     const second = withSandboxFault(secondRequest(first, target, waitTimeoutMsOf(settings)), faultOfRequest(first), other.mode);
     const pair = store.startPair({ connection, request: first }, { connection: other, request: second });
     if (!pair) return;
+    // The comparison's page loads while history takes both runs, not after (on a first visit it is not loaded yet).
+    void import('./compare-page').catch(() => undefined);
     // The comparison's address works from the moment it shows: both runs are in history first.
     const from = location.key;
     void Promise.all(pair.map((r) => store.kept(r.id))).then(() => {
