@@ -53,6 +53,7 @@ const test = base.extend<{ heartbeat: Heartbeat }, { hostile: { instance: Hostil
     await connection.open();
     await connection.createProfile({ name: 'Hostile', mode: 'proxy', token: HOSTILE_TOKEN });
     await use(heartbeat);
+    await heartbeat.stop();
     await settle(page);
     expect(violations).toEqual([]);
   },
@@ -62,8 +63,13 @@ const test = base.extend<{ heartbeat: Heartbeat }, { hostile: { instance: Hostil
 // own thread: with a large DOM those snapshots are the page's longest tasks, not the console's.
 test.use({ trace: 'off' });
 
+// The page's own work, in its thread's CPU time: on a loaded machine the wall clock also counts the
+// time other processes held the cores, so the heartbeat's gaps are told, not asserted.
 const expectResponsive = async (heartbeat: Heartbeat) => {
-  expect(await heartbeat.maxGap(), `the longest time the page could not answer, in ms (gaps over 250 ms: ${await heartbeat.gaps()})`).toBeLessThan(RESPONSIVE_MS);
+  const task = await heartbeat.longestTask();
+  const told = `the page's longest task: ${Math.round(task.cpuMs)} ms of CPU, ${Math.round(task.wallMs)} ms of wall clock; the heartbeat's longest gap ${Math.round(await heartbeat.maxGap())} ms (gaps over 250 ms: ${await heartbeat.gaps()})`;
+  expect(task.tasks, 'tasks of the page read from the trace').toBeGreaterThan(0);
+  expect(task.cpuMs, told).toBeLessThan(RESPONSIVE_MS);
 };
 
 test('a catastrophic pattern is checked in linear time, and a pattern the page cannot check says so beside its field', async ({ page, runs, heartbeat }) => {

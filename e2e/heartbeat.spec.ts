@@ -1,0 +1,33 @@
+/**
+ * The measure hostile.spec.ts holds the page to: a task of the page's own that holds its thread
+ * for over a second is seen in the trace, in CPU time, whatever else the machine runs.
+ */
+import { expect, test } from '@playwright/test';
+import { Heartbeat } from './pages/heartbeat';
+
+test('the heartbeat’s trace sees a task of the page that holds its thread for 1.2 s, and a short one as short', async ({ page }) => {
+  const heartbeat = new Heartbeat(page);
+  await heartbeat.install();
+  await page.goto('/connection');
+  await heartbeat.reset();
+  await page.evaluate(() => new Promise<void>((done) => setTimeout(() => {
+    const t = performance.now();
+    while (performance.now() - t < 50);
+    done();
+  }, 0)));
+  const short = await heartbeat.longestTask();
+  expect(short.tasks).toBeGreaterThan(0);
+  expect(short.cpuMs).toBeLessThan(1_000);
+  // A loop of 1.2 s of wall clock is the page's longest task; on a quiet machine nearly all of it
+  // is the thread's CPU, and even with every core busy elsewhere a good part of it.
+  await page.evaluate(() => new Promise<void>((done) => setTimeout(() => {
+    const t = performance.now();
+    while (performance.now() - t < 1_200);
+    done();
+  }, 0)));
+  const long = await heartbeat.longestTask();
+  expect(long.wallMs).toBeGreaterThanOrEqual(1_200);
+  expect(long.cpuMs).toBeLessThanOrEqual(long.wallMs);
+  expect(long.cpuMs).toBeGreaterThan(Math.max(short.cpuMs, long.wallMs / 4));
+  await heartbeat.stop();
+});
