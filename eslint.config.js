@@ -95,4 +95,18 @@ export default tseslint.config(
     files: ['src/lib/sse.ts'],
     rules: { 'no-restricted-imports': 'off' },
   },
+  {
+    // What blocks the page's thread without using it (a dialog, a synchronous request): the hostile
+    // tests hold the page's longest task in CPU time, which such a wait would not show.
+    files: ['src/**/*.{ts,tsx}'],
+    ignores: ['src/service/**', 'src/**/*.test.{ts,tsx}'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: "CallExpression[callee.name=/^(alert|confirm|prompt)$/]", message: 'A dialog blocks the page: ask in the page (an inline confirmation).' },
+        { selector: "CallExpression[callee.property.name=/^(alert|confirm|prompt)$/][callee.object.name=/^(window|globalThis|self)$/]", message: 'A dialog blocks the page: ask in the page (an inline confirmation).' },
+        { selector: "NewExpression[callee.name='XMLHttpRequest']", message: 'Requests go through lib/api-client, never synchronously.' },
+      ],
+    },
+  },
 );

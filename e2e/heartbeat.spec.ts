@@ -31,3 +31,21 @@ test('the heartbeat’s trace sees a task of the page that holds its thread for 
   expect(long.cpuMs).toBeGreaterThan(Math.max(short.cpuMs, long.wallMs / 4));
   await heartbeat.stop();
 });
+
+test('a freeze of the page still going on when the check comes is read whole', async ({ page }) => {
+  const heartbeat = new Heartbeat(page);
+  await heartbeat.install();
+  await page.goto('/connection');
+  await heartbeat.reset();
+  // The page starts 3 s of its own work; the check comes while it runs.
+  await page.evaluate(() => {
+    setTimeout(() => {
+      const t = performance.now();
+      while (performance.now() - t < 3_000);
+    }, 0);
+  });
+  const task = await heartbeat.longestTask();
+  await heartbeat.stop();
+  expect(task.wallMs).toBeGreaterThanOrEqual(3_000);
+  expect(task.cpuMs).toBeGreaterThan(task.wallMs / 4);
+});

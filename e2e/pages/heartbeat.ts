@@ -76,6 +76,9 @@ export class Heartbeat {
 
   /** The page's longest task since the page started or the last reset (its thread's CPU time and wall time). */
   async longestTask(): Promise<PageTask> {
+    // A task is in the trace once it has ended: this evaluation runs only after the task going on
+    // now (if any), so a freeze under way when the check comes is read whole, not lost.
+    await this.page.evaluate('0');
     const trace = await this.stopTrace();
     if (trace) {
       const task = longestTask(trace);
