@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { GLOBAL_SCOPE, groupScope } from '../../contract/scopes';
 import type { ApiError } from '../../lib/api-client';
 import { ErrorDetails } from '../../components/error-details';
+import { MAX_OBEYED_RETRY_AFTER_S, retryAfterSeconds } from '../../lib/retry-after';
 
 function RetryAfter({ seconds, onRetry }: { seconds: number; onRetry(): void }) {
   const [left, setLeft] = useState(seconds);
@@ -79,12 +80,27 @@ export function SchemaError({ error, group, statedScopes, tokenSent, onCreate, o
       </section>
     );
   } else if (error.status === 429) {
-    const retry = Number(error.header('retry-after'));
+    const stated = error.header('retry-after');
+    const retry = retryAfterSeconds(stated);
     body = (
       <>
         <h3>429 Too many requests</h3>
         <p>{error.detail}</p>
-        {Number.isFinite(retry) && retry > 0 ? <RetryAfter seconds={retry} onRetry={onRetry} /> : <button onClick={onRetry}>Retry</button>}
+        {retry !== undefined && retry > 0 && retry <= MAX_OBEYED_RETRY_AFTER_S ? (
+          <RetryAfter seconds={retry} onRetry={onRetry} />
+        ) : (
+          <p>
+            {/* An instance's wait is obeyed only when it is one and a short one: a year-long one never locks Retry. */}
+            {retry !== undefined && retry > 0
+              ? `The service asks to wait ${retry.toLocaleString('en-US')} s (Retry-After), longer than the console holds Retry back for. `
+              : stated !== undefined && retry === undefined
+                ? `The service's Retry-After, "${stated.slice(0, 64)}", is not a wait (seconds or an HTTP date). `
+                : ''}
+            <button type="button" onClick={onRetry}>
+              Retry
+            </button>
+          </p>
+        )}
       </>
     );
   } else {

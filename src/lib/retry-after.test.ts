@@ -1,0 +1,15 @@
+import { expect, it } from 'vitest';
+import { retryAfterSeconds } from './retry-after';
+
+it('reads delay-seconds and HTTP-dates, and nothing else, as RFC 9110 defines Retry-After', () => {
+  const now = Date.parse('2026-11-26T12:00:00Z');
+  expect(retryAfterSeconds('7', now)).toBe(7);
+  expect(retryAfterSeconds(' 120 ', now)).toBe(120);
+  expect(retryAfterSeconds('0', now)).toBe(0);
+  expect(retryAfterSeconds('Thu, 26 Nov 2026 12:00:30 GMT', now)).toBe(30);
+  expect(retryAfterSeconds('Thu, 26 Nov 2026 11:00:00 GMT', now)).toBe(0);
+  expect(retryAfterSeconds('99999999999999999999', now)).toBe(1e20);
+  for (const notAWait of ['1e9', '0x10', '1.5', '-5', '', 'soon', '2026-11-26T12:00:30Z', 'Infinity', null, undefined]) {
+    expect(retryAfterSeconds(notAWait, now), String(notAWait)).toBeUndefined();
+  }
+});
