@@ -25,8 +25,9 @@ export default defineConfig({
         ...devices['Desktop Chrome'],
         launchOptions: {
           executablePath: chromiumPath(),
-          // Debian's Chromium as root needs --no-sandbox; the rest stop it calling home on a closed network.
-          args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+          // Debian's Chromium as root needs --no-sandbox; a container's /dev/shm may hold only 64 MB
+          // (--disable-dev-shm-usage uses /tmp); the rest stop it calling home on a closed network.
+          args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
         },
       },
     },

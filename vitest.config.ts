@@ -53,7 +53,7 @@ export default defineConfig({
               launchOptions: {
                 executablePath: chromiumPath(),
                 // --expose-gc: the memory test of the run form's validator asks for a full collection.
-                args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--js-flags=--expose-gc'],
+                args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--js-flags=--expose-gc'],
               },
             }),
             instances: [{ browser: 'chromium' }],
