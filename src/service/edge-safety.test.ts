@@ -419,3 +419,25 @@ describe('a request answered before its body was read keeps its promise about th
     expect(r.connection).toEqual(['close']);
   });
 });
+
+describe('an Expect the server does not meet (anything but 100-continue)', () => {
+  let svc: Running;
+  beforeAll(async () => {
+    svc = await run();
+  });
+  afterAll(() => svc.close());
+
+  // Node answers such a request itself, before any route, with an empty 417 (no content type,
+  // no body): the console then has nothing to show but the status.
+  it.each(PROBES.map((p) => [p.family, p.path, p] as const))('%s %s → 417 in its family format, saying why', async (_family, _path, p) => {
+    const a = await send(svc.port, p.method, p.path, { token: p.token, body: p.body ?? {}, headers: { Expect: 'fish' } });
+    expectFamilyError(p.family, a, 417);
+    expect(a.text).toMatch(/Expect/);
+  });
+
+  it('on the run streams started ahead of the routes too', async () => {
+    const body = { messages: [{ role: 'USER', content: [{ type: 'text', text: 'hi' }] }], stream: true };
+    const a = await send(svc.port, 'POST', '/api/agents/echo-assistant/runs', { token: TOKENS.agents, body, headers: { Expect: 'fish' } });
+    expectFamilyError('platform', a, 417);
+  });
+});

@@ -267,6 +267,24 @@ export function hardenServer(server: Server, timeouts: ServerTimeouts = {}, head
   const switchAnswer = protocolSwitchAnswer(server, headers);
   server.on('connect', switchAnswer);
   server.on('upgrade', switchAnswer);
+  // An Expect other than 100-continue: Node would answer an empty 417 before any route. The body
+  // (if the client sends it anyway) is not read: the connection closes.
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    const expectation = clip(String(req.headers.expect ?? ''), 60);
+    sendRefusal(
+      res,
+      apiPathOf(req.url ?? '/'),
+      {
+        status: 417,
+        code: 'expectation_failed',
+        title: 'Expectation Failed',
+        error: 'expectation failed',
+        detail: `This server meets no Expect but 100-continue (Expect: ${expectation}); send the request without it.`,
+      },
+      headers,
+      true,
+    );
+  });
   watchConnections(server);
 }
 
