@@ -164,7 +164,10 @@ it('a stream refused because the agent needs a durable run offers Run as durable
   await user.click(within(runRegion()).getByRole('button', { name: 'Run as durable' }));
   await waitFor(() => expect(headStatus().textContent).toBe('Waiting for your approval'), { timeout: 20_000 });
   expect(screen.getByRole<HTMLInputElement>('radio', { name: /Durable/ }).checked).toBe(true);
-  await user.click(within(runRegion()).getByRole('button', { name: 'Approve' }));
+  // The decision sits below the output: the head says the run waits for it and takes the user there, its first choice focused.
+  await user.click(within(runRegion()).getByRole('button', { name: 'Go to the approval' }));
+  expect(document.activeElement).toBe(within(runRegion()).getByRole('button', { name: 'Approve' }));
+  await user.keyboard('{Enter}');
   await waitFor(() => expect(headStatus().textContent).toBe('Succeeded'), { timeout: 20_000 });
   const states = within(runRegion()).getByRole('list', { name: 'States seen' });
   expect(states.textContent).toMatch(/You approved “Submit expense report”/);

@@ -41,6 +41,15 @@ function RunIdentity({ run }: { run: RunRecord }) {
   );
 }
 
+/** Brings the newest decision waiting in the run's output into view, its first choice focused. */
+function goToDecision() {
+  const all = document.querySelectorAll<HTMLElement>('#run-output .approvals');
+  const section = all[all.length - 1];
+  if (!section) return;
+  section.scrollIntoView({ block: 'center' });
+  section.querySelector<HTMLElement>('button:not(:disabled), input:not(:disabled)')?.focus({ preventScroll: true });
+}
+
 /**
  * The response side: the Run and Stop controls and the status at its top, then what the run
  * (the one in flight, or the last one) answered, whatever its kind. Run submits the request
@@ -89,10 +98,20 @@ export function ResponsePanel({ run, stoppable = false, idleText, body, formId, 
           <button type="button" onClick={onStop} disabled={!canStop} aria-keyshortcuts="Escape">
             Stop
           </button>
-          {/* Keyboard advice is no use on a touch screen, where this bar is sticky and every line costs the answer room. */}
-          <span className={cannotRunWhy || canStop ? 'hint' : 'hint keyboard-hint'}>
-            {cannotRunWhy ?? (canStop ? 'Stop (or Escape) closes this browser’s side; the run is not sent again.' : 'Ctrl+Enter (⌘+Enter) runs from anywhere in the request.')}
-          </span>
+          {status === 'REQUIRES_INPUT' ? (
+            // The decision sits below the run's output, often out of view: the head says so and takes the user there.
+            <span className="hint">
+              The run waits for your decision (or <strong>Cancel run…</strong>, below it, to end it).{' '}
+              <button type="button" className="link-button" onClick={goToDecision}>
+                Go to the approval
+              </button>
+            </span>
+          ) : (
+            /* Keyboard advice is no use on a touch screen, where this bar is sticky and every line costs the answer room. */
+            <span className={cannotRunWhy || canStop ? 'hint' : 'hint keyboard-hint'}>
+              {cannotRunWhy ?? (canStop ? 'Stop (or Escape) closes this browser’s side; the run is not sent again.' : 'Ctrl+Enter (⌘+Enter) runs from anywhere in the request.')}
+            </span>
+          )}
         </div>
       </div>
       {body ??
