@@ -142,6 +142,27 @@ it('deleting a schema moves focus to the confirmation, which shows the DELETE an
   expect(document.activeElement).toBe(box);
 });
 
+it('by keyboard, Delete schema asks first with Cancel focused; Escape answers Cancel, focus returns to Delete schema, and nothing is deleted', async () => {
+  const group = newGroup();
+  await putSchema(group);
+  const user = userEvent.setup();
+  renderSchemas(group);
+  const del = await screen.findByRole('button', { name: 'Delete schema' });
+  del.focus();
+  await user.keyboard('{Enter}');
+  const question = screen.getByRole('group', { name: 'Confirm deletion' });
+  expect(document.activeElement).toBe(within(question).getByRole('button', { name: 'Cancel' }));
+  await user.keyboard('{Escape}');
+  expect(screen.queryByRole('group', { name: 'Confirm deletion' })).toBeNull();
+  expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Delete schema' }));
+  // Cancel by click returns focus there too.
+  await user.click(screen.getByRole('button', { name: 'Delete schema' }));
+  await user.click(within(screen.getByRole('group', { name: 'Confirm deletion' })).getByRole('button', { name: 'Cancel' }));
+  expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Delete schema' }));
+  // The schema is still there.
+  expect(screen.getByRole('button', { name: 'Edit schema' })).toBeTruthy();
+});
+
 it('removing a document’s values shows the answer’s status, time and size, as setting them does', async () => {
   const group = newGroup();
   await putSchema(group);

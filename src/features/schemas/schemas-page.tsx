@@ -54,6 +54,11 @@ function GroupSchema({ group }: { group: string }) {
   const query = useSchema(connection, group, allowed);
   const [editing, setEditing] = useState(false);
   const [confirmDelete, setConfirmDelete] = useState(false);
+  const refocusDelete = useRef(false);
+  const cancelDelete = () => {
+    refocusDelete.current = true;
+    setConfirmDelete(false);
+  };
   /** The last change this page made, said once it succeeded, with the answer that said so. */
   const [notice, setNotice] = useState<{ text: string; answer: ResponseMeta } | null>(null);
   const noticeBox = useRef<HTMLDivElement>(null);
@@ -163,11 +168,33 @@ function GroupSchema({ group }: { group: string }) {
               Edit schema
             </button>
             {!confirmDelete ? (
-              <button type="button" className="danger" onClick={() => setConfirmDelete(true)}>
+              <button
+                ref={(el) => {
+                  // Back from the question (Cancel, Escape): focus returns to where it was asked from.
+                  if (el && refocusDelete.current) {
+                    refocusDelete.current = false;
+                    el.focus();
+                  }
+                }}
+                type="button"
+                className="danger"
+                onClick={() => setConfirmDelete(true)}
+              >
                 Delete schema
               </button>
             ) : (
-              <span className="confirm" role="group" aria-label="Confirm deletion">
+              <span
+                className="confirm"
+                role="group"
+                aria-label="Confirm deletion"
+                // Escape answers Cancel; it goes no further.
+                onKeyDown={(e) => {
+                  if (e.key !== 'Escape') return;
+                  e.preventDefault();
+                  e.stopPropagation();
+                  cancelDelete();
+                }}
+              >
                 <span>Delete the schema of {group}? Values already on documents are kept.</span>
                 <button
                   type="button"
@@ -183,7 +210,8 @@ function GroupSchema({ group }: { group: string }) {
                 >
                   Delete
                 </button>
-                <button type="button" onClick={() => setConfirmDelete(false)}>
+                {/* Focus starts on Cancel: a deletion cannot be undone. */}
+                <button type="button" onClick={cancelDelete} autoFocus>
                   Cancel
                 </button>
               </span>
