@@ -1,8 +1,11 @@
 /**
  * Save as test case on a conversation's turn: the case holds the messages up to that turn, as
- * the turn sent them, and the suite run of that case passes the assertions filled from the turn.
+ * the turn sent them, and the suite run of that case passes the assertions filled from the turn;
+ * and the panel by keyboard.
  */
-import { waitFor } from '@testing-library/react';
+import { cleanup, render, screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { MemoryRouter } from 'react-router';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { mintAgentsToken, referenceConnection } from '../../../test-support/reference-service';
 import { wipeHistory, type HistoryEntry } from '../model/history';
@@ -11,13 +14,14 @@ import { RunStore } from '../model/run-store';
 import { createSuite } from '../model/suite/suite-db';
 import { suiteRuns } from '../model/suite/suite-runs';
 import { replyRequest } from '../model/thread';
-import { caseOfRun } from './save-test-case';
+import { caseOfRun, SaveTestCase } from './save-test-case';
 
 let store: RunStore | undefined;
 beforeEach(async () => {
   await wipeHistory();
 });
 afterEach(async () => {
+  cleanup();
   await store?.settle();
 });
 
@@ -48,4 +52,35 @@ it('a conversation’s second turn saved as a test case holds the messages up to
   suiteRuns.start(suite, connection, { concurrency: 1 });
   await waitFor(() => expect(suiteRuns.of(suite.id)?.ended).toBe(true), { timeout: 20_000 });
   expect(suiteRuns.of(suite.id)).toMatchObject({ total: 1, passed: 1, failed: 0 });
+});
+
+it('by keyboard: the panel opens at its first field, Escape closes it back on its button, and a saved case’s notice takes focus', async () => {
+  const connection = referenceConnection(await mintAgentsToken(), 'fp-save-focus');
+  store = new RunStore();
+  const thread = { id: 'thread_focus', agentId: 'echo-assistant', agentName: 'Echo Assistant' };
+  const { id } = store.start(connection, replyRequest(thread, undefined, 'a question', { flavour: 'platform', mode: 'stream' }))!;
+  await waitFor(() => expect(store!.get(id)!.state.status).toBe('done'), { timeout: 10_000 });
+  await store.settle();
+  render(
+    <MemoryRouter>
+      <SaveTestCase entry={historyEntryOf(store.get(id)!)} />
+    </MemoryRouter>,
+  );
+  const user = userEvent.setup();
+  const open = screen.getByRole('button', { name: 'Save as test case' });
+  open.focus();
+  await user.keyboard('{Enter}');
+  await waitFor(() => expect(document.activeElement).toBe(screen.getByLabelText('Suite')));
+  await user.keyboard('{Escape}');
+  expect(screen.queryByLabelText('Suite')).toBeNull();
+  expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Save as test case' }));
+
+  await user.keyboard('{Enter}');
+  // Suites other tests saved may be listed first: a new one is chosen.
+  await user.selectOptions(screen.getByLabelText('Suite'), 'New suite…');
+  await user.type(await screen.findByLabelText('Name of the new suite'), 'Focus suite');
+  await user.click(screen.getByRole('button', { name: 'Save case' }));
+  const notice = await screen.findByRole('status');
+  expect(notice.textContent).toMatch(/^Saved to Focus suite with \d+ assertions/);
+  expect(document.activeElement).toBe(notice);
 });

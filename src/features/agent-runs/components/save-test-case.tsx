@@ -1,5 +1,5 @@
 import { useLiveQuery } from 'dexie-react-hooks';
-import { useId, useState } from 'react';
+import { useId, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import type { Decision } from '../../../contract/durable-runs';
 import { consoleDb } from '../model/console-db';
@@ -60,6 +60,18 @@ export function SaveTestCase({ entry }: { entry: HistoryEntry }) {
   const [saved, setSaved] = useState<{ suiteId: string; suiteName: string; assertions: string[] }>();
   const [error, setError] = useState<string>();
   const [saving, setSaving] = useState(false);
+  // Where focus goes when the panel closes: the notice once saved, else back to the button that opened it.
+  const focusNext = useRef<'notice' | 'button' | null>(null);
+  const takeFocus = (which: 'notice' | 'button') => (el: HTMLElement | null) => {
+    if (el && focusNext.current === which) {
+      focusNext.current = null;
+      el.focus();
+    }
+  };
+  const close = () => {
+    focusNext.current = 'button';
+    setOpen(false);
+  };
   if (!isTerminal(entry.status as RunStatus)) return null;
   const chosen = suiteId || (suites?.[0]?.id ?? NEW);
   const save = async () => {
@@ -72,6 +84,7 @@ export function SaveTestCase({ entry }: { entry: HistoryEntry }) {
       const suite = chosen === NEW ? await createSuite(suiteName, [c]) : suites!.find((s) => s.id === chosen)!;
       if (chosen !== NEW) await addCase(suite.id, c);
       setSaved({ suiteId: suite.id, suiteName: suite.name, assertions: c.assertions.map(describeAssertion) });
+      focusNext.current = 'notice';
       setOpen(false);
     } catch (err) {
       setError(err instanceof Error ? err.message : String(err));
@@ -85,22 +98,34 @@ export function SaveTestCase({ entry }: { entry: HistoryEntry }) {
   };
   return (
     <>
-      <button type="button" aria-expanded={open} onClick={() => setOpen(!open)} title="Adds this run to a test suite, with assertions it passes">
+      <button ref={takeFocus('button')} type="button" aria-expanded={open} onClick={() => (open ? close() : setOpen(true))} title="Adds this run to a test suite, with assertions it passes">
         Save as test case
       </button>
       {saved && !open && (
-        <p className="notice" role="status">
+        <p ref={takeFocus('notice')} tabIndex={-1} className="notice" role="status">
           Saved to <Link to={`/suites/${encodeURIComponent(saved.suiteId)}`}>{saved.suiteName}</Link> with {saved.assertions.length} assertions: {saved.assertions.join('; ')}.
         </p>
       )}
       {open && (
-        <div className="panel save-case" role="group" aria-labelledby={`${id}-head`}>
+        <div
+          className="panel save-case"
+          role="group"
+          aria-labelledby={`${id}-head`}
+          // Escape answers Cancel; it goes no further (the page's Escape stops a run).
+          onKeyDown={(e) => {
+            if (e.key !== 'Escape') return;
+            e.preventDefault();
+            e.stopPropagation();
+            close();
+          }}
+        >
           <p id={`${id}-head`}>
             <strong>Save as test case</strong> <span className="muted">— the request as it was sent, and assertions this run passes (edit them in the suite).</span>
           </p>
           <div className="field">
             <label htmlFor={`${id}-suite`}>Suite</label>
-            <select id={`${id}-suite`} value={chosen} onChange={(e) => setSuiteId(e.target.value)}>
+            {/* Opened, the panel takes focus at its first field. */}
+            <select id={`${id}-suite`} value={chosen} onChange={(e) => setSuiteId(e.target.value)} autoFocus>
               {suites?.map((s) => (
                 <option key={s.id} value={s.id}>
                   {s.name} ({s.cases.length} {s.cases.length === 1 ? 'case' : 'cases'})
@@ -151,7 +176,7 @@ export function SaveTestCase({ entry }: { entry: HistoryEntry }) {
             <button type="button" className="primary" disabled={saving} onClick={() => void save()}>
               {saving ? 'Saving…' : 'Save case'}
             </button>
-            <button type="button" onClick={() => setOpen(false)}>
+            <button type="button" onClick={close}>
               Cancel
             </button>
           </div>
