@@ -68,6 +68,18 @@ it('choosing a demo token moves focus to the confirmation that replaced the list
   expect(screen.queryByRole('region', { name: 'Start here' })).toBeNull();
 });
 
+it('with a token already, the demo tokens stay one disclosure away, and choosing one replaces the token', async () => {
+  const user = userEvent.setup();
+  renderConnection();
+  await pasteToken(user, SALES);
+  await waitFor(() => expect(screen.queryByRole('region', { name: 'Start here' })).toBeNull());
+  await user.click(screen.getByText('Demo tokens of the reference service'));
+  await user.click(screen.getByRole('button', { name: 'Use “Demo: agents”' }));
+  const confirmation = await screen.findByRole('region', { name: 'Using “Demo: agents”' });
+  expect(document.activeElement).toBe(confirmation);
+  expect(within(panel()).getByLabelText<HTMLInputElement>('Bearer token').value).not.toBe(SALES);
+});
+
 it('says in plain words whether the service accepts the token and whether it can run agents', async () => {
   const user = userEvent.setup();
   renderConnection();

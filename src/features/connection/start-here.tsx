@@ -33,8 +33,24 @@ export function StartHere() {
       </section>
     );
   }
-  if (token) return null;
   const demos = active.mode === 'same-origin' ? all : [];
+  if (token) {
+    // With a token, the demo tokens stay one disclosure away: trying another scope (a 401 on a group, say) needs no copying.
+    if (!demos.length) return null;
+    return (
+      <details className="panel start-here">
+        <summary>Demo tokens of the reference service</summary>
+        <p className="hint">Pick one to use it on profile {active.label} instead of its token now.</p>
+        <DemoTokenList
+          demos={demos}
+          onChoose={(demo) => {
+            choose(demo);
+            setChosen({ profileId: active.id, demo });
+          }}
+        />
+      </details>
+    );
+  }
   return (
     <section className="panel start-here" aria-labelledby="start-here-heading">
       <h2 id="start-here-heading">Start here</h2>
