@@ -46,8 +46,10 @@ function goToDecision() {
   const all = document.querySelectorAll<HTMLElement>('#run-output .approvals');
   const section = all[all.length - 1];
   if (!section) return;
-  section.scrollIntoView({ block: 'center' });
-  section.querySelector<HTMLElement>('button:not(:disabled), input:not(:disabled)')?.focus({ preventScroll: true });
+  const choice = section.querySelector<HTMLElement>('button:not(:disabled), input:not(:disabled)');
+  // The choice itself to the middle of the screen: on a phone the run's bar covers the screen's foot.
+  (choice ?? section).scrollIntoView({ block: 'center' });
+  choice?.focus({ preventScroll: true });
 }
 
 /**
