@@ -22,6 +22,7 @@ export default defineConfig({
           name: 'node',
           include: ['src/**/*.test.ts', 'scripts/**/*.test.ts'],
           environment: 'node',
+          setupFiles: ['src/test-support/setup-node.ts'],
         },
       },
       {

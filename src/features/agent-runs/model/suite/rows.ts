@@ -42,11 +42,36 @@ function parseJsonRows(text: string): ParsedRows {
   return forbidden(columns) ?? { ok: true, rows, columns };
 }
 
+const DELIMITERS = [',', '\t', ';', '|'] as const;
+
+/**
+ * The delimiter the header line uses: the one it holds most of, outside quotes, else a comma
+ * (a table of one column). Taken from the header alone: papaparse's guess reads the rows too,
+ * and a one-column table whose values hold `|` was read as four columns of `|`.
+ */
+function delimiterOf(text: string): string {
+  const counts = new Map<string, number>();
+  let quoted = false;
+  for (const ch of text) {
+    if (ch === '"') quoted = !quoted;
+    else if (!quoted && (ch === '\n' || ch === '\r')) break;
+    else if (!quoted && (DELIMITERS as readonly string[]).includes(ch)) counts.set(ch, (counts.get(ch) ?? 0) + 1);
+  }
+  let best = ',';
+  let most = 0;
+  for (const d of DELIMITERS) {
+    const n = counts.get(d) ?? 0;
+    if (n > most) [best, most] = [d, n];
+  }
+  return best;
+}
+
 function parseCsvRows(text: string): ParsedRows {
-  const header = Papa.parse<string[]>(text, { preview: 1 }).data[0] ?? [];
+  const delimiter = delimiterOf(text);
+  const header = Papa.parse<string[]>(text, { preview: 1, delimiter }).data[0] ?? [];
   const refused = forbidden(header.map((c) => c.trim()));
   if (refused) return refused;
-  const result = Papa.parse<Record<string, string>>(text, { header: true, skipEmptyLines: 'greedy' });
+  const result = Papa.parse<Record<string, string>>(text, { header: true, skipEmptyLines: 'greedy', delimiter });
   const columns = result.meta.fields ?? [];
   if (!columns.length || columns.every((c) => c.trim() === '')) return { ok: false, error: 'The first line must name the columns (CSV), or paste a JSON array of objects.' };
   const blank = columns.findIndex((c) => c.trim() === '');
@@ -54,8 +79,7 @@ function parseCsvRows(text: string): ParsedRows {
   // papaparse renames a repeated column ("a_1"); a table whose header repeats a name is a mistake to say.
   const renamed = result.meta.renamedHeaders && Object.keys(result.meta.renamedHeaders);
   if (renamed?.length) return { ok: false, error: `The header line names column “${result.meta.renamedHeaders![renamed[0]!]}” twice.` };
-  // A table of one column has no delimiter to find: papaparse says so, and reads it with commas, as it should.
-  const problem = result.errors.find((e) => e.code !== 'UndetectableDelimiter');
+  const problem = result.errors[0];
   if (problem) {
     const at = typeof problem.index === 'number' ? problem.index : undefined;
     const line = at !== undefined ? text.slice(0, at).split('\n').length : problem.row !== undefined ? problem.row + 2 : undefined;
@@ -77,5 +101,6 @@ export function parseRows(text: string): ParsedRows {
 export function rowsAsCsv(rows: readonly Row[]): string {
   const columns = columnsOf(rows);
   const cell = (v: unknown) => (v === undefined || v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v));
-  return Papa.unparse({ fields: columns, data: rows.map((r) => columns.map((c) => cell(r[c]))) });
+  // Every field quoted: a name or value holding `;`, `|` or a tab reads back as one field.
+  return Papa.unparse({ fields: columns, data: rows.map((r) => columns.map((c) => cell(r[c]))) }, { quotes: true });
 }
