@@ -82,9 +82,12 @@ export function screenSummary(): string {
  * a disabled button does nothing, silently: it must be enabled, else the test says why not.
  */
 export async function runOnBoth(user: { click(element: Element): Promise<void> }): Promise<void> {
-  const button = screen.getByRole('button', { name: 'Run on both' });
-  expect(button.hasAttribute('disabled'), `Run on both is disabled: ${button.parentElement?.textContent}`).toBe(false);
-  await user.click(button);
+  // Waited for, not read once: what the page is still loading (the agent's tools, say) may hold it back a moment.
+  await waitFor(() => {
+    const button = screen.getByRole('button', { name: 'Run on both' });
+    expect(button.hasAttribute('disabled'), `Run on both is disabled: ${button.parentElement?.textContent}`).toBe(false);
+  });
+  await user.click(screen.getByRole('button', { name: 'Run on both' }));
   try {
     await screen.findByRole('heading', { level: 1, name: 'Compare two runs' }, { timeout: 30_000 });
   } catch {

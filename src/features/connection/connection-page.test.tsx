@@ -73,7 +73,8 @@ it('with a token already, the demo tokens stay one disclosure away, and choosing
   renderConnection();
   await pasteToken(user, SALES);
   await waitFor(() => expect(screen.queryByRole('region', { name: 'Start here' })).toBeNull());
-  await user.click(screen.getByText('Demo tokens of the reference service'));
+  // The demo tokens come from the service (a read of its console info), which a loaded machine may answer late.
+  await user.click(await screen.findByText('Demo tokens of the reference service'));
   await user.click(screen.getByRole('button', { name: 'Use “Demo: agents”' }));
   const confirmation = await screen.findByRole('region', { name: 'Using “Demo: agents”' });
   expect(document.activeElement).toBe(confirmation);
