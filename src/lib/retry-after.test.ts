@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { retryAfterSeconds } from './retry-after';
+import { retryAfterNote, retryAfterSeconds } from './retry-after';
 
 it('reads delay-seconds and HTTP-dates, and nothing else, as RFC 9110 defines Retry-After', () => {
   const now = Date.parse('2026-11-26T12:00:00Z');
@@ -12,4 +12,12 @@ it('reads delay-seconds and HTTP-dates, and nothing else, as RFC 9110 defines Re
   for (const notAWait of ['1e9', '0x10', '1.5', '-5', '', 'soon', '2026-11-26T12:00:30Z', 'Infinity', null, undefined]) {
     expect(retryAfterSeconds(notAWait, now), String(notAWait)).toBeUndefined();
   }
+});
+
+it('says the wait a Retry-After asks for in seconds, a date included, or that the value is none', () => {
+  const now = Date.parse('2026-11-26T12:00:00Z');
+  expect(retryAfterNote('7')).toBe('The service asks to wait 7 s (Retry-After).');
+  expect(retryAfterNote('Thu, 26 Nov 2026 12:01:00 GMT', retryAfterSeconds('Thu, 26 Nov 2026 12:01:00 GMT', now))).toBe('The service asks to wait 60 s (Retry-After).');
+  expect(retryAfterNote('1e9')).toBe(`The service's Retry-After, "1e9", is not a wait (seconds or an HTTP date).`);
+  expect(retryAfterNote(undefined)).toBe('');
 });

@@ -16,3 +16,10 @@ export function retryAfterSeconds(value: string | null | undefined, now = Date.n
 
 /** The longest wait the page holds Retry back for; a longer one is told, and Retry stays the user's to press. */
 export const MAX_OBEYED_RETRY_AFTER_S = 120;
+
+/** What the page says of a `Retry-After` value: the wait it asks for, that it is no wait, or nothing when there is none. */
+export function retryAfterNote(stated: string | undefined, seconds = retryAfterSeconds(stated)): string {
+  if (seconds !== undefined) return `The service asks to wait ${seconds.toLocaleString('en-US')} s (Retry-After).`;
+  if (stated === undefined || !stated.trim()) return '';
+  return `The service's Retry-After, "${stated.slice(0, 64)}", is not a wait (seconds or an HTTP date).`;
+}

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { GLOBAL_SCOPE, groupScope } from '../../contract/scopes';
 import type { ApiError } from '../../lib/api-client';
 import { ErrorDetails } from '../../components/error-details';
-import { MAX_OBEYED_RETRY_AFTER_S, retryAfterSeconds } from '../../lib/retry-after';
+import { MAX_OBEYED_RETRY_AFTER_S, retryAfterNote, retryAfterSeconds } from '../../lib/retry-after';
 
 function RetryAfter({ seconds, onRetry }: { seconds: number; onRetry(): void }) {
   const [left, setLeft] = useState(seconds);
@@ -91,11 +91,7 @@ export function SchemaError({ error, group, statedScopes, tokenSent, onCreate, o
         ) : (
           <p>
             {/* An instance's wait is obeyed only when it is one and a short one: a year-long one never locks Retry. */}
-            {retry !== undefined && retry > 0
-              ? `The service asks to wait ${retry.toLocaleString('en-US')} s (Retry-After), longer than the console holds Retry back for. `
-              : stated !== undefined && retry === undefined
-                ? `The service's Retry-After, "${stated.slice(0, 64)}", is not a wait (seconds or an HTTP date). `
-                : ''}
+            {retry ? `${retryAfterNote(stated, retry)} That is longer than the console holds Retry back for. ` : retry === undefined && stated ? `${retryAfterNote(stated, retry)} ` : ''}
             <button type="button" onClick={onRetry}>
               Retry
             </button>

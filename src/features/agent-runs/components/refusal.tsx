@@ -5,6 +5,7 @@ import { ErrorDetails } from '../../../components/error-details';
 import { InstanceLink } from '../../../components/instance-link';
 import { asksForDurableRun } from '../model/durable-words';
 import { ToolAuthorization } from './tool-authorization';
+import { retryAfterNote } from '../../../lib/retry-after';
 
 function fieldErrorsOf(body: unknown): { pointer: string; detail: string }[] {
   return isProblemDetail(body) && Array.isArray(body.errors) ? body.errors : [];
@@ -48,7 +49,7 @@ export function Refusal({ error, onRunAsDurable, onRunAgain, runAgainBlockedWhy,
       advice = 'The agent uses tools you have not authorized yet. Authorize each tool server below, then run again.';
       break;
     case 429:
-      advice = `Too many requests.${retryAfter ? ` The service asks to wait ${retryAfter} s (Retry-After).` : ''}`;
+      advice = `Too many requests.${retryAfter ? ` ${retryAfterNote(retryAfter)}` : ''}`;
       break;
     default:
       advice = error.status >= 500 ? 'The service failed. Running again may work; quote the request id if you report it.' : '';
