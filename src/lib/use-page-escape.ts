@@ -43,3 +43,14 @@ export function usePageEscape(onEscape: () => void): void {
     return () => document.removeEventListener('keydown', onKeyDown);
   }, []);
 }
+
+/**
+ * For an inline question's keydown (a confirmation, a panel): Escape answers Cancel and goes no
+ * further, so the page's own Escape (which stops a run) does not see it.
+ */
+export function escapeCancels(e: { key: string; preventDefault(): void; stopPropagation(): void }, cancel: () => void): void {
+  if (e.key !== 'Escape') return;
+  e.preventDefault();
+  e.stopPropagation();
+  cancel();
+}

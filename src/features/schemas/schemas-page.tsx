@@ -16,6 +16,7 @@ import { SchemaError } from './schema-error';
 import { SchemaView } from './schema-view';
 import { KnownGroups } from './known-groups';
 import { PageTitle } from '../../components/page-title';
+import { escapeCancels } from '../../lib/use-page-escape';
 
 export function SchemasPage() {
   const { group = '' } = useParams();
@@ -187,13 +188,7 @@ function GroupSchema({ group }: { group: string }) {
                 className="confirm"
                 role="group"
                 aria-label="Confirm deletion"
-                // Escape answers Cancel; it goes no further.
-                onKeyDown={(e) => {
-                  if (e.key !== 'Escape') return;
-                  e.preventDefault();
-                  e.stopPropagation();
-                  cancelDelete();
-                }}
+                onKeyDown={(e) => escapeCancels(e, cancelDelete)}
               >
                 <span>Delete the schema of {group}? Values already on documents are kept.</span>
                 <button

@@ -11,6 +11,7 @@ import { lastAt, matches, threadPath, threadsOf, titleOf, type Thread } from '..
 import { entriesOfFile, parseThreadFile, sizeProblem, threadFileOf } from '../model/thread-file';
 import { goesOn, useEviction, useFigures, useHistory, useItems, useLastClear } from '../model/use-history';
 import { SaveTestCase } from './save-test-case';
+import { escapeCancels } from '../../../lib/use-page-escape';
 
 const runPath = (e: HistoryEntry) => `/runs/${encodeURIComponent(e.request.agentId)}/${encodeURIComponent(e.runId!)}`;
 
@@ -282,14 +283,12 @@ export function HistoryPanel({ connection, onLoad, onImported }: {
           role="alertdialog"
           aria-labelledby="clear-heading"
           aria-describedby="clear-what"
-          // Escape answers Cancel, as in any dialog; it goes no further (the page's Escape stops a run).
-          onKeyDown={(e) => {
-            if (e.key !== 'Escape') return;
-            e.preventDefault();
-            e.stopPropagation();
-            setConfirmClear(false);
-            focusNext.current = 'clear';
-          }}
+          onKeyDown={(e) =>
+            escapeCancels(e, () => {
+              setConfirmClear(false);
+              focusNext.current = 'clear';
+            })
+          }
         >
           <p id="clear-heading">
             <strong>Clear history?</strong>

@@ -11,6 +11,7 @@ import { assertionsFromRun, describeAssertion, observationOf, type LensChecker }
 import { policyFromRun, toolsAsked } from '../model/suite/policy';
 import { newSuiteId, policyText, type ApprovalPolicy, type Suite, type SuiteCase } from '../model/suite/suite';
 import { addCase, createSuite } from '../model/suite/suite-db';
+import { escapeCancels } from '../../../lib/use-page-escape';
 
 /** A case's name from its run: the agent and the question (or the first input values). */
 function nameOf(entry: HistoryEntry): string {
@@ -111,13 +112,7 @@ export function SaveTestCase({ entry }: { entry: HistoryEntry }) {
           className="panel save-case"
           role="group"
           aria-labelledby={`${id}-head`}
-          // Escape answers Cancel; it goes no further (the page's Escape stops a run).
-          onKeyDown={(e) => {
-            if (e.key !== 'Escape') return;
-            e.preventDefault();
-            e.stopPropagation();
-            close();
-          }}
+          onKeyDown={(e) => escapeCancels(e, close)}
         >
           <p id={`${id}-head`}>
             <strong>Save as test case</strong> <span className="muted">— the request as it was sent, and assertions this run passes (edit them in the suite).</span>
