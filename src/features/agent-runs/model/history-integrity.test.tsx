@@ -125,7 +125,9 @@ it('a conversation on screen in one tab for longer than the grace period is stil
 });
 
 it('the cut-off sweep tells a run in flight that no tab holds (its page was closed) as interrupted, once', async () => {
-  await saveRun(entry('closed_page', Date.now() - 5_000, { status: 'streaming', transitions: [{ status: 'sending', at: Date.now() - 5_000 }, { status: 'streaming', at: Date.now() - 4_000 }] }));
+  // One clock reading: three would be a millisecond apart on a busy machine, and the duration with them.
+  const now = Date.now();
+  await saveRun(entry('closed_page', now - 5_000, { status: 'streaming', transitions: [{ status: 'sending', at: now - 5_000 }, { status: 'streaming', at: now - 4_000 }] }));
   expect(await sweepCutOff()).toBe(1);
   expect((await listRuns())[0]).toMatchObject({ id: 'closed_page', status: 'interrupted', note: CUT_OFF_NOTE, durationMs: 1_000 });
   expect(await sweepCutOff()).toBe(0);
