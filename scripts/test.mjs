@@ -72,8 +72,10 @@ check('type check (suite runner and its benchmark, with the console modules they
 check('lint', 'npx', ['eslint', '--max-warnings', '0', '.']);
 
 const vitestOk = await runBeside('unit and service tests (Vitest)', 'npx', [
-  'vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${reports}/vitest.json`,
+  'vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${reports}/vitest.json`, '--reporter=./scripts/failure-reporter.mjs',
 ]);
+// Each failed test's error with its diff, by test name.
+const vitestErrors = new Map((readJson(`${reports}/vitest-failures.json`) ?? []).map((f) => [f.name, f.errors]));
 const v = readJson(`${reports}/vitest.json`);
 if (v) {
   passed += v.numPassedTests;
@@ -89,7 +91,12 @@ for (const file of v?.testResults ?? []) {
     if (t.status !== 'failed') continue;
     const why = String(t.failureMessages?.[0] ?? '').split('\n')[0].slice(0, 300);
     failures.push(`Vitest: ${file.name.replace(process.cwd() + '/', '')} › ${t.fullName} — ${why}`);
-    if (details.length < 3) details.push(`Vitest: ${t.fullName}\n${detailOf(t.failureMessages?.[0] ?? '')}`);
+    const error = vitestErrors.get(t.fullName)?.[0];
+    const ownFrames = (stack) => stack.split('\n').slice(1).filter((l) => !l.includes('node_modules')).join('\n');
+    // eslint-disable-next-line no-control-regex -- the diff's colours, which a log shows as noise
+    const plain = (text) => text.replace(/\u001b\[[0-9;]*m/g, '');
+    const detail = error ? [error.message, error.diff && plain(error.diff), ownFrames(error.stack)].filter(Boolean).join('\n') : (t.failureMessages?.[0] ?? '');
+    if (details.length < 3) details.push(`Vitest: ${t.fullName}\n${detailOf(detail)}`);
   }
 }
 if (!vitestOk && (!v || v.numFailedTests === 0)) {

@@ -1,0 +1,29 @@
+// A Vitest reporter that keeps each failed test's error with its diff (the JSON reporter keeps
+// the message only, which for toMatchObject is "expected { … } to match object { … }").
+// scripts/test.mjs prints these at the end of `npm test`, where a CI log's tail keeps them.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+export default class FailureReporter {
+  constructor() {
+    this.file = '.reports/vitest-failures.json';
+    this.failed = [];
+  }
+
+  onTestCaseResult(testCase) {
+    const result = testCase.result();
+    if (result.state !== 'failed') return;
+    // Named as the JSON reporter names it (titles joined by a space), to be found by that name.
+    const titles = [testCase.name];
+    for (let p = testCase.parent; p && p.type === 'suite'; p = p.parent) titles.unshift(p.name);
+    this.failed.push({
+      name: titles.join(' '),
+      errors: (result.errors ?? []).map((e) => ({ message: String(e.message ?? ''), diff: e.diff ? String(e.diff) : undefined, stack: String(e.stack ?? '') })),
+    });
+  }
+
+  onTestRunEnd() {
+    mkdirSync(dirname(this.file), { recursive: true });
+    writeFileSync(this.file, JSON.stringify(this.failed));
+  }
+}
