@@ -21,3 +21,12 @@ it('says the wait a Retry-After asks for in seconds, a date included, or that th
   expect(retryAfterNote('1e9')).toBe(`The service's Retry-After, "1e9", is not a wait (seconds or an HTTP date).`);
   expect(retryAfterNote(undefined)).toBe('');
 });
+
+// Review r6: delay-seconds of 309 digits or more is past Number's range: Number() reads Infinity,
+// and the page then says "wait ∞ s" (a value the reader refuses when spelled "Infinity").
+it('a Retry-After too long for a number is a finite wait or no wait, never Infinity', () => {
+  const huge = '9'.repeat(400);
+  const seconds = retryAfterSeconds(huge);
+  expect(seconds === undefined || Number.isFinite(seconds), String(seconds)).toBe(true);
+  expect(retryAfterNote(huge)).not.toContain('∞');
+});

@@ -6,7 +6,8 @@
 export function retryAfterSeconds(value: string | null | undefined, now = Date.now()): number | undefined {
   const v = value?.trim();
   if (!v) return undefined;
-  if (/^\d+$/.test(v)) return Number(v);
+  // Digits past any number's range (309 or more) read as Infinity, which no page can say or wait.
+  if (/^\d+$/.test(v)) return Number.isFinite(Number(v)) ? Number(v) : undefined;
   // An HTTP-date names its weekday and month in letters ("Wed, 21 Oct 2015 07:28:00 GMT"); Date.parse alone takes far more.
   if (!/^[A-Za-z]{3},? /.test(v) || !/GMT$/.test(v)) return undefined;
   const at = Date.parse(v);

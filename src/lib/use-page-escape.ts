@@ -48,8 +48,9 @@ export function usePageEscape(onEscape: () => void): void {
  * For an inline question's keydown (a confirmation, a panel): Escape answers Cancel and goes no
  * further, so the page's own Escape (which stops a run) does not see it.
  */
-export function escapeCancels(e: { key: string; preventDefault(): void; stopPropagation(): void }, cancel: () => void): void {
-  if (e.key !== 'Escape') return;
+export function escapeCancels(e: { key: string; nativeEvent?: { isComposing?: boolean }; isComposing?: boolean; preventDefault(): void; stopPropagation(): void }, cancel: () => void): void {
+  // An Escape that ends an input method's composition (Japanese, Chinese…) belongs to the field.
+  if (e.key !== 'Escape' || (e.nativeEvent ?? e).isComposing) return;
   e.preventDefault();
   e.stopPropagation();
   cancel();

@@ -42,3 +42,15 @@ it('a short Retry-After holds Retry back, counting down; a long one is told and 
   expect(shown('86400').text).toContain('asks to wait 86,400 s');
   expect(shown('1e9').text).toContain('"1e9", is not a wait');
 });
+
+// Review r6: the schema view stays mounted through Retry (react-query keeps the error while it
+// refetches), so a second 429 arrives as new props to the same RetryAfter. Its countdown was
+// state seeded once from the first wait: after that one ran out, the second wait was not obeyed.
+it('a second 429 after the first wait ran out holds Retry back for its own wait', async () => {
+  const props = { group: 'sales', statedScopes: [], tokenSent: true, onCreate: () => {}, onRetry: () => {} };
+  const { rerender } = render(<SchemaError error={tooMany('1')} {...props} />);
+  await screen.findByRole('button', { name: 'Retry now' }, { timeout: 5_000 });
+  rerender(<SchemaError error={tooMany('30')} {...props} />);
+  const retry = screen.getByRole('button', { name: /retry/i }) as HTMLButtonElement;
+  expect({ text: retry.parentElement!.textContent, label: retry.textContent, disabled: retry.disabled }).toMatchObject({ label: 'Retry in 30 s', disabled: true });
+});

@@ -4,13 +4,16 @@ import type { ApiError } from '../../lib/api-client';
 import { ErrorDetails } from '../../components/error-details';
 import { MAX_OBEYED_RETRY_AFTER_S, retryAfterNote, retryAfterSeconds } from '../../lib/retry-after';
 
-function RetryAfter({ seconds, onRetry }: { seconds: number; onRetry(): void }) {
-  const [left, setLeft] = useState(seconds);
+function RetryAfter({ seconds, answer, onRetry }: { seconds: number; answer: ApiError; onRetry(): void }) {
+  // The view stays mounted through Retry (the error is kept while it refetches): a countdown
+  // belongs to the answer that asked for it, and a second 429 starts its own.
+  const [count, setCount] = useState({ answer, left: seconds });
+  const left = count.answer === answer ? count.left : seconds;
   useEffect(() => {
     if (left <= 0) return;
-    const t = setTimeout(() => setLeft((s) => s - 1), 1000);
+    const t = setTimeout(() => setCount({ answer, left: left - 1 }), 1000);
     return () => clearTimeout(t);
-  }, [left]);
+  }, [answer, left]);
   return (
     <p>
       The service asks to wait {seconds} s (Retry-After).{' '}
@@ -87,7 +90,7 @@ export function SchemaError({ error, group, statedScopes, tokenSent, onCreate, o
         <h3>429 Too many requests</h3>
         <p>{error.detail}</p>
         {retry !== undefined && retry > 0 && retry <= MAX_OBEYED_RETRY_AFTER_S ? (
-          <RetryAfter seconds={retry} onRetry={onRetry} />
+          <RetryAfter seconds={retry} answer={error} onRetry={onRetry} />
         ) : (
           <p>
             {/* An instance's wait is obeyed only when it is one and a short one: a year-long one never locks Retry. */}

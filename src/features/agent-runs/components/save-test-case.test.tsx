@@ -3,7 +3,7 @@
  * the turn sent them, and the suite run of that case passes the assertions filled from the turn;
  * and the panel by keyboard.
  */
-import { cleanup, render, screen, waitFor } from '@testing-library/react';
+import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { MemoryRouter } from 'react-router';
 import { afterEach, beforeEach, expect, it } from 'vitest';
@@ -83,4 +83,25 @@ it('by keyboard: the panel opens at its first field, Escape closes it back on it
   const notice = await screen.findByRole('status');
   expect(notice.textContent).toMatch(/^Saved to Focus suite with \d+ assertions/);
   expect(document.activeElement).toBe(notice);
+});
+
+// Review r6: an Escape that ends an IME composition (typing Japanese, say, in Case name) belongs
+// to the input method, as the page's own Escape (escapeIsTaken) already knows; escapeCancels
+// closed the whole panel on it.
+it('an Escape that ends a composition in a field leaves the panel open', async () => {
+  const connection = referenceConnection(await mintAgentsToken(), 'fp-save-ime');
+  store = new RunStore();
+  const thread = { id: 'thread_ime', agentId: 'echo-assistant', agentName: 'Echo Assistant' };
+  const { id } = store.start(connection, replyRequest(thread, undefined, 'a question', { flavour: 'platform', mode: 'stream' }))!;
+  await waitFor(() => expect(store!.get(id)!.state.status).toBe('done'), { timeout: 10_000 });
+  await store.settle();
+  render(
+    <MemoryRouter>
+      <SaveTestCase entry={historyEntryOf(store.get(id)!)} />
+    </MemoryRouter>,
+  );
+  await userEvent.setup().click(screen.getByRole('button', { name: 'Save as test case' }));
+  const name = await screen.findByLabelText('Case name');
+  fireEvent.keyDown(name, { key: 'Escape', isComposing: true });
+  expect(screen.queryByLabelText('Case name')).not.toBeNull();
 });

@@ -4,7 +4,7 @@ import type { Decision } from '../../../contract/durable-runs';
 import { linearPattern } from '../../../lib/linear-pattern';
 import { compileSchemaCheck } from '../../../lib/schema-check';
 import { describeAssertion } from '../model/suite/assertions';
-import { parseRows, rowsAsCsv } from '../model/suite/rows';
+import { parseRows, rowsAsText } from '../model/suite/rows';
 import type { ApprovalPolicy, Assertion, AssertionKind, SuiteCase } from '../model/suite/suite';
 
 /** An assertion as the form holds it: every kind's fields, as text; only the kind's own are read. */
@@ -190,7 +190,7 @@ export function CaseEditor({ value, onSave, onCancel }: { value: SuiteCase; onSa
       policy: policy.kind,
       tools: policy.kind === 'per-tool' ? policy.tools.map((t) => ({ toolId: t.toolId, name: t.name ?? '', decision: t.decision })) : [],
       otherwise: policy.kind === 'per-tool' ? policy.otherwise : 'REJECT',
-      rows: value.rows?.length ? rowsAsCsv(value.rows) : '',
+      rows: value.rows?.length ? rowsAsText(value.rows) : '',
     },
   });
   const { register, control, handleSubmit, formState } = form;

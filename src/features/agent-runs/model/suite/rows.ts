@@ -97,10 +97,16 @@ export function parseRows(text: string): ParsedRows {
   return trimmed.startsWith('[') || trimmed.startsWith('{') ? parseJsonRows(trimmed) : parseCsvRows(trimmed);
 }
 
-/** The rows as CSV (strings as they are, other values as JSON), for editing them again. */
-export function rowsAsCsv(rows: readonly Row[]): string {
+/**
+ * The rows as text to edit again, which reads back as the same rows: CSV when CSV holds them
+ * (every row has every column, as a string, and not all blank), else JSON, one row a line. A
+ * CSV of rows read from JSON lost a row whose values were all empty (a blank line is skipped),
+ * gave a missing column "" (sent over the saved input's value) and made numbers strings.
+ */
+export function rowsAsText(rows: readonly Row[]): string {
   const columns = columnsOf(rows);
-  const cell = (v: unknown) => (v === undefined || v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v));
+  const csvHolds = rows.every((r) => columns.every((c) => typeof r[c] === 'string') && columns.some((c) => (r[c] as string).trim() !== ''));
+  if (!csvHolds) return `[\n${rows.map((r) => `  ${JSON.stringify(r)}`).join(',\n')}\n]`;
   // Every field quoted: a name or value holding `;`, `|` or a tab reads back as one field.
-  return Papa.unparse({ fields: columns, data: rows.map((r) => columns.map((c) => cell(r[c]))) }, { quotes: true });
+  return Papa.unparse({ fields: columns, data: rows.map((r) => columns.map((c) => r[c] as string)) }, { quotes: true });
 }
