@@ -9,9 +9,11 @@
  * request's body once per recording made it about 400 (both the match and the closest-recording
  * search parsed it; 3,000 recordings held the event loop 14.7 s for one request).
  */
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, test } from 'vitest';
 import { MAX_BODY_BYTES } from './http.ts';
 import { loadRecordings } from './replay.ts';
@@ -134,4 +136,69 @@ describe('a replay and hostile recordings', () => {
       many.close();
     }
   }, 120_000);
+});
+
+/**
+ * `--replay DIR` with a `*.json` that is no regular file: a named pipe (what `mkfifo` makes) or a
+ * link to a device. statSync follows the link and says 0 bytes, so the 200 MB bound never
+ * applies, and readFileSync then waits for a writer for ever (a pipe) or reads without end (a
+ * link to /dev/zero: measured 16.5 GB resident, then std::bad_alloc, after 61 s). The start
+ * should refuse the file, naming it, as it refuses a file that is not JSON. The start runs in a
+ * child process: the read blocks its whole thread, and is killed at the deadline.
+ */
+describe('a recording directory whose *.json is no regular file', () => {
+  const CLI = fileURLToPath(new URL('./cli.ts', import.meta.url));
+  const START_DEADLINE_MS = 20_000;
+
+  function start(dir: string): Promise<{ code: number | null; stderr: string; killed: boolean }> {
+    return new Promise((resolve) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'service', '--memory', '--port', '0', '--replay', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      let killed = false;
+      child.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
+      // A start that went through is no refusal either: it is stopped as soon as it says so.
+      child.stdout!.on('data', (b: Buffer) => {
+        if (/Reference service on/.test(b.toString())) child.kill('SIGKILL');
+      });
+      const timer = setTimeout(() => {
+        killed = true;
+        child.kill('SIGKILL');
+      }, START_DEADLINE_MS);
+      child.on('exit', (code) => {
+        clearTimeout(timer);
+        resolve({ code, stderr, killed });
+      });
+    });
+  }
+
+  test(
+    'a named pipe called a.json: the start stops at once with an error naming the file, not a wait without end',
+    async () => {
+      const dir = join(work, 'fifo');
+      mkdirSync(dir);
+      expect(spawnSync('mkfifo', [join(dir, 'a.json')]).status).toBe(0);
+      const started = performance.now();
+      const result = await start(dir);
+      const ms = performance.now() - started;
+      expect(result.killed, `still reading ${join(dir, 'a.json')} after ${Math.round(ms)} ms`).toBe(false);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain('a.json');
+    },
+    START_DEADLINE_MS + 10_000,
+  );
+});
+
+test('a link to a device, a link to nothing and a directory called *.json are each refused by name, saying what they are', () => {
+  const cases: [string, (file: string) => void, RegExp][] = [
+    // /dev/zero would be read without end; /dev/null proves the same refusal at no cost if it regressed.
+    ['device', (file) => symlinkSync('/dev/null', file), /is not a regular file/],
+    ['dangling', (file) => symlinkSync(join(work, 'nowhere.json'), file), /^--replay: .*a\.json cannot be read \(ENOENT\)/],
+    ['folder', (file) => mkdirSync(file), /is a directory, not a recording/],
+  ];
+  for (const [name, make, said] of cases) {
+    const dir = join(work, `odd-${name}`);
+    mkdirSync(dir);
+    make(join(dir, 'a.json'));
+    expect(() => loadRecordings(dir), name).toThrow(said);
+  }
 });

@@ -17,7 +17,7 @@
  */
 import { Ajv } from 'ajv';
 import { Hono, type Context } from 'hono';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { scopesAllowAgents, scopesCoverGroup, scopesThatCover, AGENTS_SCOPE } from '../contract/scopes.ts';
 import { authenticate, rateLimit, RateLimiter } from './auth.ts';
@@ -126,6 +126,32 @@ function splitPath(path: string): { pathname: string; query: [string, string][] 
 }
 
 /**
+ * A recording file's text, read from what was opened: a named pipe or a link to a device said
+ * 0 bytes to a stat and then was read for ever (a pipe waits for a writer, /dev/zero never ends).
+ * Opened without blocking, refused unless it is a regular file, read up to its size.
+ */
+function readRecordingFile(full: string): string {
+  let fd: number;
+  try {
+    fd = openSync(full, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (err) {
+    throw new Error(`--replay: ${full} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}).`, { cause: err });
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (stat.isDirectory()) throw new Error(`--replay: ${full} is a directory, not a recording.`);
+    if (!stat.isFile()) throw new Error(`--replay: ${full} is not a regular file (a pipe, a device or a socket); a recording is a file.`);
+    if (stat.size > MAX_FILE_BYTES) throw new Error(`--replay: ${full} is larger than ${MAX_FILE_BYTES / 2 ** 20} MB; it is no recording of this console.`);
+    const buffer = Buffer.alloc(stat.size);
+    let read = 0;
+    for (let n = 1; n > 0 && read < stat.size; read += n) n = readSync(fd, buffer, read, stat.size - read, read);
+    return buffer.subarray(0, read).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
  * Every `*.json` file of `dir`, checked against docs/recording.schema.json, in name order (the
  * order they were recorded). Throws, naming the file and what is wrong, when one is not a
  * recording, or when there is none.
@@ -141,10 +167,10 @@ export function loadRecordings(dir: string): ReplaySet {
   const validate = new Ajv({ allErrors: false, strict: false }).compile(JSON.parse(readFileSync(SCHEMA_FILE, 'utf8')) as object);
   const recordings = names.map((file): LoadedRecording => {
     const full = join(dir, file);
-    if (statSync(full).size > MAX_FILE_BYTES) throw new Error(`--replay: ${full} is larger than ${MAX_FILE_BYTES / 2 ** 20} MB; it is no recording of this console.`);
+    const text = readRecordingFile(full);
     let value: unknown;
     try {
-      value = JSON.parse(readFileSync(full, 'utf8'));
+      value = JSON.parse(text);
     } catch (err) {
       throw new Error(`--replay: ${full} is not JSON: ${(err as Error).message}`, { cause: err });
     }
