@@ -5,7 +5,7 @@
 import { cleanup, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { clearHistory } from '../features/agent-runs/model/history';
+import { clearHistory, listRuns } from '../features/agent-runs/model/history';
 import { DEMO, freshBrowser, renderConsole, settleConsole } from './test-console';
 
 beforeEach(async () => {
@@ -83,4 +83,25 @@ it('looking at Branch 1 while Branch 2’s run streams, the head tells Branch 1�
   await user.click(stop);
   await user.click(within(runRegion()).getByRole('button', { name: 'Next branch' }));
   await waitFor(() => expect(leafMeta()).toMatch(/ · Stopped · /));
+});
+
+// New-user review (u6): back from a tool's consent page (a new page load), the head said
+// "Conversation from history" beside a turn that was Refused. A conversation opened by its
+// address holds no run in the page; its head tells its newest turn as history has it.
+it('a conversation opened by its address after a reload: the head tells its newest turn’s status', async () => {
+  freshBrowser(DEMO.agents);
+  const user = userEvent.setup();
+  renderConsole('/runs/calendar-helper');
+  await user.type(await screen.findByLabelText('Message 1 text'), 'Book a meeting');
+  await user.click(screen.getByRole('button', { name: 'Run and stream' }));
+  await waitFor(() => expect(leafMeta()).toMatch(/ · Refused · /), { timeout: 20_000 });
+  await settleConsole();
+  cleanup();
+
+  const [turn] = await listRuns();
+  // As after a reload: a new page, whose store holds no run, opens the conversation's address.
+  renderConsole(`/runs/calendar-helper/thread/${turn!.request.thread!.id}`);
+  await waitFor(() => expect(leafMeta()).toMatch(/ · Refused · /), { timeout: 20_000 });
+  const status = within(head() as HTMLElement).getAllByRole('status')[0]!;
+  expect({ text: status.textContent, run: status.dataset.runId }).toEqual({ text: 'Refused', run: turn!.id });
 });

@@ -18,7 +18,7 @@ import { timeoutMsOf, useRunSettings, waitTimeoutMsOf } from '../model/run-setti
 import { useRunStore, useRuns } from '../model/run-store-context';
 import { newThreadId, threadPath } from '../model/thread';
 import { useRunAgent } from '../model/use-run-agent';
-import { useLastRunOf } from '../model/use-history';
+import { useLastRunOf, useThreadEntries } from '../model/use-history';
 import { useAgentTools } from '../api/agent-schemas';
 import { ConsentReturnNotice, useConsentReturn } from '../components/consent-return';
 import { approvalOutlook } from '../model/tool-auth';
@@ -79,11 +79,16 @@ export function RunsPage() {
   const leafId = branch && branch.threadId === threadId ? branch.leafId : undefined;
   // The run the head tells. In a conversation, the leaf turn's of the branch shown, else its newest
   // turn's (sent from this page, or opened from history to follow it); otherwise the last run.
-  const headRun = !threadId
-    ? latest
-    : leafId !== undefined
-      ? store.forEntry(leafId)
-      : [...runs, ...opened].find((r) => r.request.thread?.id === threadId);
+  // A conversation opened by its address (a reload, back from a consent page) holds no run in
+  // this page: its head tells that turn as history has it, as a lone run's does.
+  const turns = useThreadEntries(threadId ?? '').entries;
+  const keptTurn = leafId !== undefined ? turns.find((t) => t.id === leafId) : turns.at(-1);
+  const headRun =
+    (!threadId
+      ? latest
+      : leafId !== undefined
+        ? store.forEntry(leafId)
+        : [...runs, ...opened].find((r) => r.request.thread?.id === threadId)) ?? (threadId && keptTurn ? recordOfEntry(keptTurn) : undefined);
   const fault = faultHeaderOf(settings.fault);
   const build = (parts: RunParts): RunRequest =>
     withSandboxFault(runRequest(settings.flavour, settings.mode, { id: agentId, name: agent.name }, parts, timeoutMsOf(settings)), fault.value, connection.mode);
