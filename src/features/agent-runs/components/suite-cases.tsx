@@ -1,10 +1,10 @@
 import { useLiveQuery } from 'dexie-react-hooks';
-import { memo, useState } from 'react';
+import { memo, useRef, useState } from 'react';
 import { TableScroll } from '../../../components/table-scroll';
 import { formatCount } from '../../../lib/format';
 import { consoleDb } from '../model/console-db';
 import { policyText, type Suite, type SuiteCase } from '../model/suite/suite';
-import { removeCase, updateCase } from '../model/suite/suite-db';
+import { removeCase, restoreCase, updateCase } from '../model/suite/suite-db';
 import { CaseEditor } from './suite-case-editor';
 
 /** Cases listed at first, and more at each Show more: a thousand rows in the page made every layout while a suite ran a long task. */
@@ -38,9 +38,41 @@ export const SuiteCases = memo(function SuiteCases({ suite, lastRunId }: { suite
   }, [lastRunId]);
   const [editing, setEditing] = useState<string>();
   const [shown, setShown] = useState(CASES_PAGE);
+  // The last case removed, of this suite, until Undo or the next removal: one click loses nothing.
+  const [removed, setRemoved] = useState<{ suiteId: string; removed: SuiteCase; index: number; restored?: false }>();
+  // The Remove button is gone with its row: focus goes to the Undo beside the notice, once shown.
+  const focusUndo = useRef(false);
+  const undoShown = (el: HTMLButtonElement | null) => {
+    if (el && focusUndo.current) {
+      focusUndo.current = false;
+      el.focus();
+    }
+  };
+  const lastRemoved = removed?.suiteId === suite.id ? removed : undefined;
+  const remove = async (c: SuiteCase) => {
+    const taken = await removeCase(suite.id, c.id);
+    if (!taken) return;
+    focusUndo.current = true;
+    setRemoved({ suiteId: suite.id, ...taken });
+  };
+  const undo = async () => {
+    if (!lastRemoved) return;
+    const back = await restoreCase(lastRemoved.suiteId, lastRemoved.removed, lastRemoved.index);
+    setRemoved(back ? undefined : { ...lastRemoved, restored: false });
+  };
   return (
     <section className="suite-cases" aria-labelledby="suite-cases-head">
       <h2 id="suite-cases-head">Cases</h2>
+      {lastRemoved && (
+        <p className="notice" role="status">
+          {lastRemoved.restored === false ? `“${lastRemoved.removed.name}” could not be put back: the suite is no longer in this browser.` : `Removed “${lastRemoved.removed.name}”.`}{' '}
+          {lastRemoved.restored !== false && (
+            <button ref={undoShown} type="button" onClick={() => void undo()}>
+              Undo
+            </button>
+          )}
+        </p>
+      )}
       {suite.cases.length === 0 && (
         <p className="muted">No case yet: on a finished run (History, or a conversation’s turn) choose <strong>Save as test case</strong>, or import a suite file.</p>
       )}
@@ -78,7 +110,7 @@ export const SuiteCases = memo(function SuiteCases({ suite, lastRunId }: { suite
                         <button type="button" aria-expanded={editing === c.id} onClick={() => setEditing(editing === c.id ? undefined : c.id)}>
                           Edit<span className="visually-hidden"> {c.name}</span>
                         </button>
-                        <button type="button" onClick={() => void removeCase(suite.id, c.id)}>
+                        <button type="button" onClick={() => void remove(c)}>
                           Remove<span className="visually-hidden"> {c.name}</span>
                         </button>
                       </div>

@@ -59,11 +59,29 @@ export async function updateCase(suiteId: string, c: SuiteCase): Promise<void> {
   });
 }
 
-export async function removeCase(suiteId: string, caseId: string): Promise<void> {
+/** Takes a case out of its suite; answers the case and where it stood, for an Undo. */
+export async function removeCase(suiteId: string, caseId: string): Promise<{ removed: SuiteCase; index: number } | undefined> {
   const db = consoleDb();
-  await db.transaction('rw', db.suites, async () => {
+  return db.transaction('rw', db.suites, async () => {
     const suite = await db.suites.get(suiteId);
-    if (suite) await db.suites.put({ ...suite, cases: suite.cases.filter((x) => x.id !== caseId), updatedAt: Date.now() });
+    const index = suite?.cases.findIndex((x) => x.id === caseId) ?? -1;
+    if (!suite || index === -1) return undefined;
+    await db.suites.put({ ...suite, cases: suite.cases.filter((x) => x.id !== caseId), updatedAt: Date.now() });
+    return { removed: suite.cases[index]!, index };
+  });
+}
+
+/** Puts a removed case back where it stood (or last, if the suite has fewer cases now); false when the suite is gone. */
+export async function restoreCase(suiteId: string, removed: SuiteCase, index: number): Promise<boolean> {
+  const db = consoleDb();
+  return db.transaction('rw', db.suites, async () => {
+    const suite = await db.suites.get(suiteId);
+    if (!suite) return false;
+    if (suite.cases.some((x) => x.id === removed.id)) return true;
+    const cases = [...suite.cases];
+    cases.splice(Math.min(index, cases.length), 0, removed);
+    await db.suites.put({ ...suite, cases, updatedAt: Date.now() });
+    return true;
   });
 }
 
