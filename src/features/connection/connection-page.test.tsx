@@ -122,3 +122,26 @@ it('masked demo tokens are told apart by their label; another token shows only i
   await waitFor(() => expect(tokenSummary()).toBe('Token: sbx_ke…••••'));
   expect(panel().textContent).not.toContain(secret.slice(0, 7));
 });
+
+// One click lost a profile for good, with its base URL, scopes and token.
+it('Delete on a profile says so and offers Undo (focused), which brings it back where it stood, active again, with its token', async () => {
+  const user = userEvent.setup();
+  renderConnection();
+  await user.type(within(panel()).getByLabelText('Bearer token'), SALES);
+  await user.click(screen.getByRole('button', { name: 'New profile' }));
+  // The new profile is active; the first one, with the sales token, is deleted from the list.
+  const list = () => within(screen.getByRole('region', { name: 'Profiles' }));
+  const names = () => list().getAllByRole('listitem').map((li) => li.querySelector('strong')!.textContent);
+  expect(names()).toEqual(['Reference service', 'Profile 2']);
+  await user.click(list().getByRole('button', { name: 'Switch to Reference service' }));
+  await user.click(list().getByRole('button', { name: 'Delete Reference service' }));
+  expect(names()).toEqual(['Profile 2']);
+  const undo = await screen.findByRole('button', { name: 'Undo' });
+  expect(undo.closest('[role=status]')!.textContent).toMatch(/^Deleted profile “Reference service”, with its token\./);
+  expect(document.activeElement).toBe(undo);
+  await user.click(undo);
+  expect(names()).toEqual(['Reference service', 'Profile 2']);
+  expect(list().getAllByRole('listitem')[0]!.textContent).toContain('active');
+  await waitFor(() => expect(within(panel()).getByLabelText<HTMLInputElement>('Bearer token').value).toBe(SALES));
+  expect(screen.queryByRole('button', { name: 'Undo' })).toBeNull();
+});

@@ -11,6 +11,8 @@ export interface ProfilesApi {
   update(id: string, patch: Partial<Omit<Profile, 'id'>>): void;
   add(profile: Profile, token?: string): void;
   remove(id: string): void;
+  /** Puts a deleted profile back, with its token, where it stood; active again if it was. */
+  restore(profile: Profile, token: string | undefined, at: number, makeActive: boolean): void;
   activate(id: string): void;
   /** Sets the active profile's token; `remember`, when given, also sets where it is kept. */
   setToken(token: string | undefined, remember?: boolean): void;
@@ -87,6 +89,16 @@ export function ConnectionProvider({ children }: { children: ReactNode }) {
         if (!rest.length) return s;
         return { ...s, profiles: rest, activeId: s.activeId === id ? rest[0]!.id : s.activeId };
       });
+    },
+    restore: (profile, oldToken, at, makeActive) => {
+      setState((s) => {
+        if (s.profiles.some((p) => p.id === profile.id)) return s;
+        const profiles = [...s.profiles];
+        profiles.splice(Math.min(at, profiles.length), 0, profile);
+        return { ...s, profiles, activeId: makeActive ? profile.id : s.activeId };
+      });
+      tokenStore.set(profile.id, oldToken, profile.remember);
+      setTokens((t) => ({ ...t, [profile.id]: oldToken }));
     },
     activate: (id) => setState((s) => ({ ...s, activeId: id })),
     setToken: (value, remember) => {
