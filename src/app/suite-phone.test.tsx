@@ -30,6 +30,13 @@ it('a suite with cases fits a phone’s width: only its tables scroll sideways',
     expect(screen.getByText('1 run (1 case, each row of a case one run).')).toBeVisible();
     expect(screen.getByLabelText('Suite name').getBoundingClientRect().right).toBeLessThanOrEqual(window.innerWidth);
     expect(document.documentElement.scrollWidth).toBeLessThanOrEqual(window.innerWidth);
+    // New-user review (u6): scrolled to, the table's Remove broke mid-word ("Rem / ove").
+    for (const name of [/^Edit/, /^Remove/]) {
+      const label = screen.getByRole('button', { name }).firstChild!;
+      const range = document.createRange();
+      range.selectNodeContents(label);
+      expect(new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size, String(name)).toBe(1);
+    }
   } finally {
     await deleteSuite(suite.id);
   }
