@@ -1,4 +1,4 @@
-import { useId, useState, type KeyboardEvent } from 'react';
+import { useId, useMemo, useState, type KeyboardEvent } from 'react';
 import { Link } from 'react-router';
 import type { Message } from '../../../contract/agents';
 import { toolSuggestionsOf } from '../../../contract/tool-servers';
@@ -107,10 +107,12 @@ function StoredTurnDetails({ turn }: { turn: Turn }) {
   );
 }
 
-/** A turn's answer as readable blocks: its messages as received, else the text history kept. */
+/** Turns of a branch drawn at first, and more at each Show earlier turns. */
+export const TURNS_PAGE = 30;
 /** Most of an answer's text a turn shows in place; the rest is in its run's details and its export. */
 const TURN_TEXT_CHARS = 100_000;
 
+/** A turn's answer as readable blocks: its messages as received, else the text history kept. */
 function answerOf(turn: Turn) {
   if (turn.answerMessages?.length) return <MessageBlocks messages={turn.answerMessages} />;
   if (!turn.transcript) return null;
@@ -323,16 +325,28 @@ function TurnItem({ thread, turn, last, actions, onBranch }: { thread: Thread; t
  */
 export function ThreadView({ thread, leafId, onLeaf, actions }: { thread: Thread; leafId?: string; onLeaf(leafId: string | undefined): void; actions: ThreadActions }) {
   const path = pathTo(thread, leafId);
-  const leaves = thread.turns.filter((t) => !thread.turns.some((c) => c.request.thread?.parentId === t.id)).length;
+  const leaves = useMemo(() => {
+    const parents = new Set(thread.turns.map((t) => t.request.thread?.parentId));
+    return thread.turns.filter((t) => !parents.has(t.id)).length;
+  }, [thread.turns]);
+  // The newest turns of the branch, and earlier ones on request: an imported conversation of
+  // 1,000 turns drawn whole held the page for seconds.
+  const [earlierShown, setEarlierShown] = useState(0);
+  const hidden = Math.max(0, path.length - TURNS_PAGE - earlierShown);
   return (
     <div className="thread">
       <p className="muted thread-summary">
-        Conversation with {thread.agentName ?? thread.agentId}: {path.length} {path.length === 1 ? 'turn' : 'turns'} shown
-        {leaves > 1 && ` (${thread.turns.length} in all, ${leaves} branches)`}.
+        Conversation with {thread.agentName ?? thread.agentId}: {hidden ? `the last ${formatCount(path.length - hidden)} of ${formatCount(path.length)} turns` : `${path.length} ${path.length === 1 ? 'turn' : 'turns'}`} shown
+        {leaves > 1 && ` (${formatCount(thread.turns.length)} in all, ${leaves} branches)`}.
       </p>
+      {hidden > 0 && (
+        <button type="button" onClick={() => setEarlierShown((n) => n + TURNS_PAGE)}>
+          Show {formatCount(Math.min(TURNS_PAGE, hidden))} earlier turns of {formatCount(hidden)}
+        </button>
+      )}
       <ol className="turns" aria-label="Turns">
-        {path.map((turn, i) => (
-          <TurnItem key={turn.id} thread={thread} turn={turn} last={i === path.length - 1} actions={actions} onBranch={onLeaf} />
+        {path.slice(hidden).map((turn, i, shown) => (
+          <TurnItem key={turn.id} thread={thread} turn={turn} last={i === shown.length - 1} actions={actions} onBranch={onLeaf} />
         ))}
       </ol>
     </div>

@@ -3,7 +3,7 @@ import type { Message } from '../../../contract/agents';
 import { itemsOf, type StoredRun } from './console-db';
 import { evictable, HISTORY_LIMIT, type HistoryEntry } from './history';
 import { replyRequest, threadsOf, pathTo, type Turn } from './thread';
-import { cycleOf, entriesOfFile, EXPORTED_IN_FLIGHT, parseThreadFile, threadFileOf } from './thread-file';
+import { cycleOf, entriesOfFile, EXPORTED_IN_FLIGHT, MAX_FILE_BYTES, parseThreadFile, sizeProblem, threadFileOf } from './thread-file';
 
 const ai = (text: string): Message => ({ role: 'GLEAN_AI', content: [{ type: 'text', text }] });
 const thread0 = { id: 'thread_x', agentId: 'echo-assistant', agentName: 'Echo Assistant' };
@@ -162,4 +162,10 @@ describe('history’s limit', () => {
       { id: 'r1', kind: 'run', title: expect.any(String), reason: 'size' },
     ]);
   });
+});
+
+// Attack review (a7): a file one byte over the limit was "20.0 MB" beside "at most 20 MB".
+it('a file over the size limit is told in bytes, against the limit in bytes', () => {
+  expect(sizeProblem(MAX_FILE_BYTES)).toBeUndefined();
+  expect(sizeProblem(MAX_FILE_BYTES + 1)).toBe('The file is 20,971,521 bytes; a conversation file may be at most 20 MB (20,971,520 bytes; docs/thread-file.md).');
 });

@@ -26,7 +26,8 @@ export const EXPORTED_IN_FLIGHT = 'Exported while this turn was in flight: the f
 /** Why a file of `bytes` is not read, if it is not. */
 export function sizeProblem(bytes: number): string | undefined {
   if (bytes <= MAX_FILE_BYTES) return undefined;
-  return `The file is ${(bytes / 1024 / 1024).toFixed(1)} MB; a conversation file may be at most ${MAX_FILE_BYTES / 1024 / 1024} MB (docs/thread-file.md).`;
+  // In bytes: a file just over the limit was "20.0 MB", beside "at most 20 MB".
+  return `The file is ${bytes.toLocaleString('en-US')} bytes; a conversation file may be at most ${MAX_FILE_BYTES / 1024 / 1024} MB (${MAX_FILE_BYTES.toLocaleString('en-US')} bytes; docs/thread-file.md).`;
 }
 
 export interface ThreadFileTurn {

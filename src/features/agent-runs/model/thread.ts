@@ -161,9 +161,14 @@ export function childrenOf(thread: Thread, parentId: string | undefined): Turn[]
 export function pathTo(thread: Thread, leafId?: string): Turn[] {
   const byId = new Map(thread.turns.map((t) => [t.id, t]));
   const leaf = (leafId && byId.get(leafId)) || thread.turns.at(-1);
+  // Walked from the leaf up, then turned round: linear in the branch (1,000 turns are a file's limit).
   const path: Turn[] = [];
-  for (let t = leaf; t && !path.includes(t); t = t.request.thread?.parentId ? byId.get(t.request.thread.parentId) : undefined) path.unshift(t);
-  return path;
+  const seen = new Set<Turn>();
+  for (let t = leaf; t && !seen.has(t); t = t.request.thread?.parentId ? byId.get(t.request.thread.parentId) : undefined) {
+    seen.add(t);
+    path.push(t);
+  }
+  return path.reverse();
 }
 
 /** The newest turn at the end of any path through `turn`: where switching to that branch goes. */
