@@ -308,6 +308,17 @@ test('insight: a run drawn over time, and a comparison of legacy and current fro
   expectNoViolationSoFar('comparison');
 });
 
+test('suites: a suite file is read in a worker the policy lets run, and imported', async ({ page }) => {
+  await visit(page, '/suites');
+  const suite = { format: 'metadata-agents-console/suite', version: 1, suite: { name: 'Read in a worker' }, cases: [{ id: 'c1', name: 'Echo', agent: { id: 'echo-assistant' }, api: 'platform', mode: 'stream', messages: [], assertions: [{ kind: 'answer-matches', pattern: '^You asked' }] }] };
+  const worker = page.waitForEvent('worker');
+  await page.getByLabel('Suite file to import').setInputFiles({ name: 'suite.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(suite)) });
+  // The file is checked off the page's thread (a file of 20,000 long patterns held the page 43 s in it).
+  expect((await worker).url()).toMatch(/suite-file\.worker/);
+  await expect(page.getByLabel('Suite name')).toHaveValue('Read in a worker');
+  expectNoViolationSoFar('suite import');
+});
+
 test('directly to an instance, the browser may still call it: no CSP violation', async ({ page, connection }) => {
   test.setTimeout(60_000);
   await connection.open();

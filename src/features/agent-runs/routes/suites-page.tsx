@@ -5,7 +5,8 @@ import { PageTitle } from '../../../components/page-title';
 import { formatCount } from '../../../lib/format';
 import { consoleDb } from '../model/console-db';
 import { createSuite } from '../model/suite/suite-db';
-import { MAX_SUITE_FILE_BYTES, parseSuiteFile } from '../model/suite/suite-file';
+import { readSuiteFile } from '../model/suite/read-suite-file';
+import { MAX_SUITE_FILE_BYTES } from '../model/suite/suite-file';
 
 /** Each suite's newest run, for the list. */
 async function suitesWithLastRun() {
@@ -25,11 +26,14 @@ export function SuitesPage() {
   const list = useLiveQuery(suitesWithLastRun, []);
   const [name, setName] = useState('');
   const [problems, setProblems] = useState<string[]>();
+  // The file being checked (a large one takes a while, off the page's thread).
+  const [reading, setReading] = useState<string>();
   const file = useRef<HTMLInputElement>(null);
   const importFile = async (f: File) => {
     setProblems(undefined);
-    if (f.size > MAX_SUITE_FILE_BYTES) return setProblems([`${f.name}: ${(f.size / 1024 / 1024).toFixed(1)} MB; a suite file may be at most ${MAX_SUITE_FILE_BYTES / 1024 / 1024} MB.`]);
-    const parsed = parseSuiteFile(await f.text(), f.name);
+    if (f.size > MAX_SUITE_FILE_BYTES) return setProblems([`${f.name}: ${formatCount(f.size)} bytes; a suite file may be at most ${MAX_SUITE_FILE_BYTES / 1024 / 1024} MB (${formatCount(MAX_SUITE_FILE_BYTES)} bytes).`]);
+    setReading(f.name);
+    const parsed = await readSuiteFile(await f.text(), f.name).finally(() => setReading(undefined));
     if (!parsed.ok) return setProblems(parsed.problems);
     const suite = await createSuite(parsed.file.suite.name, parsed.file.cases, { distinct: true });
     navigate(`/suites/${encodeURIComponent(suite.id)}`);
@@ -72,6 +76,9 @@ export function SuitesPage() {
           }}
         />
       </form>
+      <p role="status" className="muted">
+        {reading && `Checking ${reading}…`}
+      </p>
       {problems && (
         <div className="error-panel" role="alert">
           <p>Not imported:</p>
