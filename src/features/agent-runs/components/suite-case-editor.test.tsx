@@ -1,8 +1,10 @@
-import { render, screen, within } from '@testing-library/react';
+import { cleanup, render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { expect, it, vi } from 'vitest';
+import { afterEach, expect, it, vi } from 'vitest';
 import type { SuiteCase } from '../model/suite/suite';
 import { CaseEditor } from './suite-case-editor';
+
+afterEach(() => cleanup());
 
 const hr: SuiteCase = {
   id: 'c1',
@@ -57,4 +59,22 @@ it('edits assertions, the approval policy and rows; a value refused says why and
     policy: { kind: 'per-tool', tools: [{ toolId: 'finance.submit_expense_report', decision: 'REJECT' }], otherwise: 'REJECT' },
     rows: [{ topic: 'Travel', maxPoints: '5' }],
   });
+});
+
+// New-user review (u6): rows added to a case saved from a run all failed its "answer equals"
+// (the saved run's answer), with nothing said beforehand.
+it('with more than one row, an exact answer that reads no column is pointed out; one that reads a column is not', async () => {
+  const user = userEvent.setup();
+  const echo: SuiteCase = { id: 'c2', name: 'Echo', agent: { id: 'echo-assistant' }, api: 'platform', mode: 'stream', messages: [], assertions: [{ kind: 'answer-equals', text: 'You asked: "Suite question".' }] };
+  render(<CaseEditor value={echo} onSave={async () => undefined} onCancel={() => undefined} />);
+  const rows = screen.getByRole('textbox', { name: /^Rows of inputs/ });
+  await user.type(rows, 'message\nHello one');
+  expect(screen.queryByText(/in every row/)).toBeNull();
+  await user.type(rows, '\nHello two');
+  expect(screen.getByRole('status').textContent).toBe('The answer must equal “You asked: "Suite question".” in every row: that assertion reads no column. Write a {{column}} into it, or remove it.');
+  const text = screen.getByRole('textbox', { name: /^Text/ });
+  await user.clear(text);
+  // user-event reads {{ as one {.
+  await user.type(text, 'You asked: "{{{{message}}".');
+  expect(screen.queryByText(/in every row/)).toBeNull();
 });

@@ -199,6 +199,9 @@ export function CaseEditor({ value, onSave, onCancel }: { value: SuiteCase; onSa
   const policyKind = useWatch({ control, name: 'policy' });
   const rowsText = useWatch({ control, name: 'rows' });
   const rows = rowsText.trim() ? parseRows(rowsText) : undefined;
+  // An exact answer that reads no column holds every row to the run it was saved from: say so.
+  const assertionsNow = useWatch({ control, name: 'assertions' });
+  const sameForEveryRow = rows?.ok && rows.rows.length > 1 ? assertionsNow.filter((a) => a.kind === 'answer-equals' && !/\{\{[^}]+\}\}/.test(a.text)) : [];
   const submit = handleSubmit(async (f) => {
     setSaveError(undefined);
     const parsed = f.rows.trim() ? parseRows(f.rows) : undefined;
@@ -289,6 +292,11 @@ export function CaseEditor({ value, onSave, onCancel }: { value: SuiteCase; onSa
           <span className="error" role="alert">
             {formState.errors.rows.message}
           </span>
+        )}
+        {sameForEveryRow.length > 0 && (
+          <p className="warning" role="status">
+            The answer must equal {sameForEveryRow.map((a) => `“${a.text.length > 60 ? `${a.text.slice(0, 60)}…` : a.text}”`).join(' and ')} in every row: {sameForEveryRow.length === 1 ? 'that assertion reads' : 'those assertions read'} no column. Write a {'{{column}}'} into it, or remove it.
+          </p>
         )}
       </div>
       {saveError && (
