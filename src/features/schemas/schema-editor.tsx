@@ -221,5 +221,11 @@ export function SchemaEditor({ connection, group, stored, onDone }: {
 /** The PUT this editor will send, as the keys are typed: the code shown is the request about to be made. */
 function PutCode({ connection, group, control }: { connection: ActiveConnection; group: string; control: Control<EditorValues> }) {
   const keys = useWatch({ control, name: 'keys' });
-  return <CodeSnippets call={{ op: 'putSchema', group, schema: toSchema({ keys }) }} connection={connection} />;
+  return (
+    <>
+      {/* As typed, before the checks: a name the form refuses shows here until Review changes says so. */}
+      <p className="hint">The PUT as typed so far; <strong>Review changes</strong> checks the keys before anything is sent.</p>
+      <CodeSnippets call={{ op: 'putSchema', group, schema: toSchema({ keys }) }} connection={connection} />
+    </>
+  );
 }
