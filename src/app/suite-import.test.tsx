@@ -21,7 +21,7 @@ function longPattern(n: number, chars: number): string {
   return `${s}x)+$`;
 }
 
-it('a suite of 2,000 long patterns imports while the page goes on answering, and says it is checking the file meanwhile', async () => {
+it('a suite of 3,000 long patterns imports while the page goes on answering, and says it is checking the file meanwhile', async () => {
   freshBrowser(DEMO.agents);
   const user = userEvent.setup();
   const scase = (i: number) => ({
@@ -33,7 +33,7 @@ it('a suite of 2,000 long patterns imports while the page goes on answering, and
     messages: [{ role: 'USER', content: [{ type: 'text', text: 'Hello' }] }],
     assertions: Array.from({ length: 100 }, (_, j) => ({ kind: 'answer-matches', pattern: longPattern(i * 100 + j, 990) })),
   });
-  const file = new File([JSON.stringify({ format: 'metadata-agents-console/suite', version: 1, suite: { name: 'Many patterns' }, cases: Array.from({ length: 20 }, (_, i) => scase(i)) })], 'patterns.json', { type: 'application/json' });
+  const file = new File([JSON.stringify({ format: 'metadata-agents-console/suite', version: 1, suite: { name: 'Many patterns' }, cases: Array.from({ length: 30 }, (_, i) => scase(i)) })], 'patterns.json', { type: 'application/json' });
   renderConsole('/suites');
   const input = await screen.findByLabelText('Suite file to import');
 
@@ -52,9 +52,10 @@ it('a suite of 2,000 long patterns imports while the page goes on answering, and
   } finally {
     clearInterval(beat);
   }
-  // Compiled in the page, 3,000 such patterns held it 6.5 s here (2,000: over 4 s); 3 s is past any task of the page's own.
-  expect(longestGap, `the page's timer waited ${Math.round(longestGap)} ms at most`).toBeLessThan(3_000);
+  // Compiled in the page, these 3,000 patterns held it 6.5 s on a quiet machine, and longer on a
+  // loaded one; 5 s is past what a loaded machine adds to the page's own short tasks (e2e's FROZEN_MS).
+  expect(longestGap, `the page's timer waited ${Math.round(longestGap)} ms at most`).toBeLessThan(5_000);
   const saved = await consoleDb().suites.filter((s) => s.name === 'Many patterns').first();
-  expect(saved?.cases.flatMap((c) => c.assertions)).toHaveLength(2_000);
+  expect(saved?.cases.flatMap((c) => c.assertions)).toHaveLength(3_000);
   await consoleDb().suites.delete(saved!.id);
 });
