@@ -78,3 +78,14 @@ it('with more than one row, an exact answer that reads no column is pointed out;
   await user.type(text, 'You asked: "{{{{message}}".');
   expect(screen.queryByText(/in every row/)).toBeNull();
 });
+
+// Review r7: the warning took any {{…}} as reading a column, but fillRow leaves a placeholder
+// the rows lack as written: {{mesage}} (a typo) holds every row to the same literal text.
+it('an exact answer whose only placeholder names no column of the rows is pointed out too', async () => {
+  const user = userEvent.setup();
+  const echo: SuiteCase = { id: 'c3', name: 'Echo', agent: { id: 'echo-assistant' }, api: 'platform', mode: 'stream', messages: [], assertions: [{ kind: 'answer-equals', text: 'You asked: "{{mesage}}".' }] };
+  render(<CaseEditor value={echo} onSave={async () => undefined} onCancel={() => undefined} />);
+  const rows = screen.getByRole('textbox', { name: /^Rows of inputs/ });
+  await user.type(rows, 'message\nHello one\nHello two');
+  expect(screen.queryByText(/in every row/)).not.toBeNull();
+});

@@ -5,7 +5,7 @@ import { linearPattern } from '../../../lib/linear-pattern';
 import { compileSchemaCheck } from '../../../lib/schema-check';
 import { describeAssertion } from '../model/suite/assertions';
 import { parseRows, rowsAsText } from '../model/suite/rows';
-import type { ApprovalPolicy, Assertion, AssertionKind, SuiteCase } from '../model/suite/suite';
+import { placeholdersOf, type ApprovalPolicy, type Assertion, type AssertionKind, type SuiteCase } from '../model/suite/suite';
 
 /** An assertion as the form holds it: every kind's fields, as text; only the kind's own are read. */
 interface AssertionFields {
@@ -201,7 +201,9 @@ export function CaseEditor({ value, onSave, onCancel }: { value: SuiteCase; onSa
   const rows = rowsText.trim() ? parseRows(rowsText) : undefined;
   // An exact answer that reads no column holds every row to the run it was saved from: say so.
   const assertionsNow = useWatch({ control, name: 'assertions' });
-  const sameForEveryRow = rows?.ok && rows.rows.length > 1 ? assertionsNow.filter((a) => a.kind === 'answer-equals' && !/\{\{[^}]+\}\}/.test(a.text)) : [];
+  // A placeholder no row has a column for (a typo: {{mesage}}) stays as written, in every row alike.
+  const readsAColumn = (text: string) => rows?.ok === true && placeholdersOf(text).some((name) => rows.columns.includes(name));
+  const sameForEveryRow = rows?.ok && rows.rows.length > 1 ? assertionsNow.filter((a) => a.kind === 'answer-equals' && !readsAColumn(a.text)) : [];
   const submit = handleSubmit(async (f) => {
     setSaveError(undefined);
     const parsed = f.rows.trim() ? parseRows(f.rows) : undefined;

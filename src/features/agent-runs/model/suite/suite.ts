@@ -123,9 +123,16 @@ export function caseRequest(c: SuiteCase, row?: Row, overrides: RunOverrides = {
 }
 
 /** `{{column}}` in an assertion's text, filled from the row (a placeholder the row lacks stays as written). */
+const PLACEHOLDER = /\{\{\s*([^{}]+?)\s*\}\}/g;
+
 export function fillRow(text: string, row?: Row): string {
   if (!row) return text;
-  return text.replace(/\{\{\s*([^{}]+?)\s*\}\}/g, (whole, name: string) => (Object.hasOwn(row, name) ? String(row[name] ?? '') : whole));
+  return text.replace(PLACEHOLDER, (whole, name: string) => (Object.hasOwn(row, name) ? String(row[name] ?? '') : whole));
+}
+
+/** The column names a text's placeholders ask for (`{{topic}}` → topic), as fillRow reads them. */
+export function placeholdersOf(text: string): string[] {
+  return [...text.matchAll(PLACEHOLDER)].map((m) => m[1]!);
 }
 
 /** The assertions of one row: texts with its placeholders filled. */
