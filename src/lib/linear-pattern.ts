@@ -50,23 +50,40 @@ function translate(source: string): string {
 }
 
 const MAX_CACHED = 512;
+/**
+ * A longer source is compiled each time it is asked for, not kept: a pattern within a suite
+ * file's 10,000 characters can compile to a program of about 35 MB (`(?:[a-z]{1000}|b)` 500
+ * times), and 512 of them kept would hold gigabytes.
+ */
+const MAX_CACHED_SOURCE = 1_000;
 const cache = new Map<string, LinearPattern>();
+
+function compile(source: string): LinearPattern {
+  try {
+    const re = RE2JS.compile(translate(source));
+    return { ok: true, test: (text) => re.test(text) };
+  } catch (err) {
+    const detail = err instanceof Error ? err.message.replace(/^error parsing regexp: /, '') : String(err);
+    return { ok: false, why: `the page matches patterns in linear time (RE2), which does not take this one: ${detail}` };
+  }
+}
 
 /**
  * The pattern, compiled for linear-time matching (`test` finds it anywhere in the text, as
- * `RegExp.prototype.test` does), or why it cannot be. Compiled once per source.
+ * `RegExp.prototype.test` does), or why it cannot be. Compiled once per source (a short one).
  */
 export function linearPattern(source: string): LinearPattern {
   let p = cache.get(source);
   if (p) return p;
-  try {
-    const re = RE2JS.compile(translate(source));
-    p = { ok: true, test: (text) => re.test(text) };
-  } catch (err) {
-    const detail = err instanceof Error ? err.message.replace(/^error parsing regexp: /, '') : String(err);
-    p = { ok: false, why: `the page matches patterns in linear time (RE2), which does not take this one: ${detail}` };
-  }
+  p = compile(source);
+  if (source.length > MAX_CACHED_SOURCE) return p;
   if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
   cache.set(source, p);
   return p;
+}
+
+/** Why the pattern cannot be matched in linear time, if it cannot: compiled and let go, for checking a file's many patterns. */
+export function linearPatternProblem(source: string): string | undefined {
+  const p = cache.get(source) ?? compile(source);
+  return p.ok ? undefined : p.why;
 }

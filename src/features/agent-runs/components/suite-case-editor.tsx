@@ -1,13 +1,19 @@
 import { useId, useState } from 'react';
 import { useFieldArray, useForm, useWatch, type Control, type UseFormRegister } from 'react-hook-form';
 import type { Decision } from '../../../contract/durable-runs';
-import { linearPattern } from '../../../lib/linear-pattern';
+import { linearPatternProblem } from '../../../lib/linear-pattern';
 import { compileSchemaCheck } from '../../../lib/schema-check';
 import { describeAssertion } from '../model/suite/assertions';
 import { parseRows, rowsAsText } from '../model/suite/rows';
 import { placeholdersOf, type ApprovalPolicy, type Assertion, type AssertionKind, type SuiteCase } from '../model/suite/suite';
 
 /** An assertion as the form holds it: every kind's fields, as text; only the kind's own are read. */
+/** A pattern field's check: compiled once (a long pattern takes seconds, and is not kept). */
+function patternCheck(source: string): true | string {
+  const why = linearPatternProblem(source);
+  return why ? `Cannot be matched in linear time: ${why}` : true;
+}
+
 interface AssertionFields {
   kind: AssertionKind;
   expect: 'success' | 'failure';
@@ -151,7 +157,7 @@ function AssertionRow({ index, control, register, errors, onRemove }: { index: n
       {(kind === 'answer-equals' || kind === 'answer-contains' || kind === 'answer-not-contains') &&
         field('text', 'Text ({{column}} reads a row’s column)', <textarea id={`${id}-text`} rows={2} {...register(`assertions.${index}.text`)} />)}
       {kind === 'answer-matches' &&
-        field('pattern', 'Regular expression', <input id={`${id}-pattern`} {...register(`assertions.${index}.pattern`, { validate: (v) => (v ? (linearPattern(v).ok ? true : `Cannot be matched in linear time: ${(linearPattern(v) as { why: string }).why}`) : 'A pattern is needed.') })} />)}
+        field('pattern', 'Regular expression', <input id={`${id}-pattern`} {...register(`assertions.${index}.pattern`, { validate: (v) => (v ? patternCheck(v) : 'A pattern is needed.') })} />)}
       {kind === 'answer-schema' && field('schema', 'JSON Schema (empty: the agent’s output_schema)', <textarea id={`${id}-schema`} rows={3} {...register(`assertions.${index}.schema`, { validate: schemaRule })} />)}
       {(kind === 'first-event-within' || kind === 'duration-within' || kind === 'events-at-least' || kind === 'events-at-most') &&
         field('number', kind.startsWith('events') ? 'Events' : 'Milliseconds', <input id={`${id}-number`} inputMode="numeric" {...register(`assertions.${index}.number`, { validate: wholeNumber })} />)}

@@ -1,5 +1,5 @@
 import { useLiveQuery } from 'dexie-react-hooks';
-import { useId, useRef, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { PageTitle } from '../../../components/page-title';
 import { formatCount } from '../../../lib/format';
@@ -26,17 +26,31 @@ export function SuitesPage() {
   const list = useLiveQuery(suitesWithLastRun, []);
   const [name, setName] = useState('');
   const [problems, setProblems] = useState<string[]>();
-  // The file being checked (a large one takes a while, off the page's thread).
-  const [reading, setReading] = useState<string>();
+  // The file being checked (a large one takes a while, off the page's thread), with its
+  // controller: a file picked next, Stop checking, or leaving the page ends that check, and
+  // nothing comes of it (it took the user to its suite from wherever they had gone).
+  const [reading, setReading] = useState<{ name: string; controller: AbortController }>();
+  const current = useRef<AbortController>(undefined);
+  useEffect(() => () => current.current?.abort(new DOMException('The page was left.', 'AbortError')), []);
   const file = useRef<HTMLInputElement>(null);
   const importFile = async (f: File) => {
+    current.current?.abort(new DOMException('Another file was picked.', 'AbortError'));
+    const controller = new AbortController();
+    current.current = controller;
     setProblems(undefined);
     if (f.size > MAX_SUITE_FILE_BYTES) return setProblems([`${f.name}: ${formatCount(f.size)} bytes; a suite file may be at most ${MAX_SUITE_FILE_BYTES / 1024 / 1024} MB (${formatCount(MAX_SUITE_FILE_BYTES)} bytes).`]);
-    setReading(f.name);
-    const parsed = await readSuiteFile(await f.text(), f.name).finally(() => setReading(undefined));
-    if (!parsed.ok) return setProblems(parsed.problems);
-    const suite = await createSuite(parsed.file.suite.name, parsed.file.cases, { distinct: true });
-    navigate(`/suites/${encodeURIComponent(suite.id)}`);
+    setReading({ name: f.name, controller });
+    try {
+      const parsed = await readSuiteFile(await f.text(), f.name, controller.signal);
+      if (controller.signal.aborted) return;
+      if (!parsed.ok) return setProblems(parsed.problems);
+      const suite = await createSuite(parsed.file.suite.name, parsed.file.cases, { distinct: true });
+      if (!controller.signal.aborted) navigate(`/suites/${encodeURIComponent(suite.id)}`);
+    } catch (err) {
+      if (!controller.signal.aborted) throw err;
+    } finally {
+      setReading((r) => (r?.controller === controller ? undefined : r));
+    }
   };
   return (
     <div className="suites">
@@ -77,7 +91,20 @@ export function SuitesPage() {
         />
       </form>
       <p role="status" className="muted">
-        {reading && `Checking ${reading}…`}
+        {reading && (
+          <>
+            <span>Checking {reading.name}…</span>{' '}
+            <button
+              type="button"
+              onClick={() => {
+                reading.controller.abort(new DOMException('Stopped by the user.', 'AbortError'));
+                setProblems([`${reading.name}: you stopped checking it; nothing was imported.`]);
+              }}
+            >
+              Stop checking
+            </button>
+          </>
+        )}
       </p>
       {problems && (
         <div className="error-panel" role="alert">

@@ -2,21 +2,37 @@ import { parseSuiteFile, type ParsedSuiteFile } from './suite-file';
 
 /**
  * `parseSuiteFile` in a worker, so that the page goes on answering while a large file is
- * checked; in the page's thread where there is no worker (a test in Node).
+ * checked (its patterns compiled: minutes for a file of heavy ones). Aborted, the worker is
+ * ended at once and the promise rejects with the signal's reason. In the page's thread only
+ * where no worker can be made (a test in Node).
  */
-export function readSuiteFile(text: string, name: string): Promise<ParsedSuiteFile> {
+export function readSuiteFile(text: string, name: string, signal?: AbortSignal): Promise<ParsedSuiteFile> {
   if (typeof Worker === 'undefined') return Promise.resolve(parseSuiteFile(text, name));
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
     const worker = new Worker(new URL('./suite-file.worker.ts', import.meta.url), { type: 'module', name: 'suite-file' });
-    const done = (result: ParsedSuiteFile) => {
+    const end = () => {
       worker.terminate();
-      resolve(result);
+      signal?.removeEventListener('abort', onAbort);
     };
-    worker.onmessage = (e: MessageEvent<ParsedSuiteFile>) => done(e.data);
-    // A worker that cannot start (a policy, an old browser) or that failed: the file is read here instead.
+    const onAbort = () => {
+      end();
+      reject(signal!.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    worker.onmessage = (e: MessageEvent<ParsedSuiteFile>) => {
+      end();
+      resolve(e.data);
+    };
+    // Said as the file's problem, not read again here: a file that broke the worker would hold the page as long.
     worker.onerror = (e) => {
       e.preventDefault();
-      done(parseSuiteFile(text, name));
+      end();
+      resolve({ ok: false, problems: [`${name}: could not be checked (${e.message || 'the checking worker failed'}).`] });
+    };
+    worker.onmessageerror = () => {
+      end();
+      resolve({ ok: false, problems: [`${name}: could not be checked (its result could not be read back).`] });
     };
     worker.postMessage({ text, name });
   });
