@@ -129,19 +129,28 @@ it('Delete on a profile says so and offers Undo (focused), which brings it back 
   renderConnection();
   await user.type(within(panel()).getByLabelText('Bearer token'), SALES);
   await user.click(screen.getByRole('button', { name: 'New profile' }));
-  // The new profile is active; the first one, with the sales token, is deleted from the list.
+  await user.click(screen.getByRole('button', { name: 'New profile' }));
+  // The newest profile is active; the first one, with the sales token, is deleted from the list.
   const list = () => within(screen.getByRole('region', { name: 'Profiles' }));
   const names = () => list().getAllByRole('listitem').map((li) => li.querySelector('strong')!.textContent);
-  expect(names()).toEqual(['Reference service', 'Profile 2']);
+  expect(names()).toEqual(['Reference service', 'Profile 2', 'Profile 3']);
   await user.click(list().getByRole('button', { name: 'Switch to Reference service' }));
   await user.click(list().getByRole('button', { name: 'Delete Reference service' }));
-  expect(names()).toEqual(['Profile 2']);
+  expect(names()).toEqual(['Profile 2', 'Profile 3']);
   const undo = await screen.findByRole('button', { name: 'Undo' });
   expect(undo.closest('[role=status]')!.textContent).toMatch(/^Deleted profile “Reference service”, with its token\./);
   expect(document.activeElement).toBe(undo);
-  await user.click(undo);
-  expect(names()).toEqual(['Reference service', 'Profile 2']);
+  // A second Delete keeps the first one's Undo: Undo brings back one at a time, the newest first.
+  await user.click(list().getByRole('button', { name: 'Delete Profile 2' }));
+  expect(screen.getByRole('button', { name: 'Undo' }).closest('[role=status]')!.textContent).toMatch(/^Deleted profile “Profile 2” \(and 1 more on this visit/);
+  await user.click(screen.getByRole('button', { name: 'Undo' }));
+  expect(names()).toEqual(['Profile 2', 'Profile 3']);
+  expect(screen.getByRole('button', { name: 'Undo' }).closest('[role=status]')!.textContent).toMatch(/^Deleted profile “Reference service”, with its token\. Undo$/);
+  await user.click(screen.getByRole('button', { name: 'Undo' }));
+  expect(names()).toEqual(['Reference service', 'Profile 2', 'Profile 3']);
   expect(list().getAllByRole('listitem')[0]!.textContent).toContain('active');
   await waitFor(() => expect(within(panel()).getByLabelText<HTMLInputElement>('Bearer token').value).toBe(SALES));
   expect(screen.queryByRole('button', { name: 'Undo' })).toBeNull();
+  // The last Undo leaves focus on the list's heading, not on the page's body.
+  expect(document.activeElement).toBe(screen.getByRole('heading', { name: 'Profiles' }));
 });

@@ -9,20 +9,29 @@ import { PageTitle } from '../../components/page-title';
 export function ConnectionPage() {
   const { state, active, activate, add, remove, restore, tokenOf } = useProfiles();
   const info = useServiceInfo();
-  // The profile last deleted, with its token, until Undo or the next delete: one click loses nothing.
-  const [deleted, setDeleted] = useState<{ profile: Profile; token: string | undefined; at: number; wasActive: boolean }>();
-  // The Delete button is gone with its profile: focus goes to Undo, once shown.
-  const focusUndo = useRef(false);
-  const undoShown = (el: HTMLButtonElement | null) => {
-    if (el && focusUndo.current) {
-      focusUndo.current = false;
+  // Every profile deleted on this visit, with its token, newest last: Undo brings them back one
+  // by one, newest first, so a second Delete never loses the first.
+  const [deleted, setDeleted] = useState<{ profile: Profile; token: string | undefined; at: number; wasActive: boolean }[]>([]);
+  // The Delete button is gone with its profile: focus goes to Undo, once shown; after the last Undo, to the list's heading.
+  const focusNext = useRef<'undo' | 'heading' | null>(null);
+  const takeFocus = (which: 'undo' | 'heading') => (el: HTMLElement | null) => {
+    if (el && focusNext.current === which) {
+      focusNext.current = null;
       el.focus();
     }
   };
   const deleteProfile = (p: Profile) => {
-    focusUndo.current = true;
-    setDeleted({ profile: p, token: tokenOf(p.id), at: state.profiles.findIndex((x) => x.id === p.id), wasActive: p.id === active.id });
+    focusNext.current = 'undo';
+    setDeleted((list) => [...list, { profile: p, token: tokenOf(p.id), at: state.profiles.findIndex((x) => x.id === p.id), wasActive: p.id === active.id }]);
     remove(p.id);
+  };
+  const pending = deleted.filter((d) => !state.profiles.some((p) => p.id === d.profile.id));
+  const last = pending.at(-1);
+  const undo = () => {
+    if (!last) return;
+    restore(last.profile, last.token, last.at, last.wasActive);
+    setDeleted((list) => list.filter((d) => d !== last));
+    focusNext.current = pending.length > 1 ? 'undo' : 'heading';
   };
   return (
     <section aria-labelledby="connection-heading">
@@ -41,19 +50,15 @@ export function ConnectionPage() {
       <StartHere />
 
       <section className="panel" aria-labelledby="profiles-heading">
-        <h2 id="profiles-heading">Profiles</h2>
+        <h2 id="profiles-heading" ref={takeFocus('heading')} tabIndex={-1}>
+          Profiles
+        </h2>
         <p className="hint">A profile is a base URL, a token and the scopes you say it has. Edit the active one in the connection panel.</p>
-        {deleted && !state.profiles.some((p) => p.id === deleted.profile.id) && (
+        {last && (
           <p className="notice" role="status">
-            Deleted profile “{deleted.profile.label}”{deleted.token ? ', with its token' : ''}.{' '}
-            <button
-              ref={undoShown}
-              type="button"
-              onClick={() => {
-                restore(deleted.profile, deleted.token, deleted.at, deleted.wasActive);
-                setDeleted(undefined);
-              }}
-            >
+            Deleted profile “{last.profile.label}”{last.token ? ', with its token' : ''}
+            {pending.length > 1 ? ` (and ${pending.length - 1} more on this visit: Undo brings back one at a time, the newest first)` : ''}.{' '}
+            <button ref={takeFocus('undo')} type="button" onClick={undo}>
               Undo
             </button>
           </p>

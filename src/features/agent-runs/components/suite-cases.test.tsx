@@ -40,10 +40,19 @@ it('Remove takes a case out with one click and says so, with Undo (focused), whi
     expect(screen.getByRole('status').textContent).toMatch(/^Removed “Second case”\./);
     await waitFor(() => expect(document.activeElement).toBe(undo));
     expect((await consoleDb().suites.get(suite.id))!.cases.map((c) => c.name)).toEqual(['First case', 'Third case']);
-    await user.click(undo);
+    // A second Remove keeps the first one's Undo: Undo puts back one at a time, the newest first.
+    await user.click(within(table).getByRole('button', { name: /^Remove ?First case$/ }));
+    await waitFor(() => expect(screen.getByRole('status').textContent).toMatch(/^Removed “First case” \(and 1 more on this visit/));
+    await user.click(screen.getByRole('button', { name: 'Undo' }));
+    await waitFor(async () => expect((await consoleDb().suites.get(suite.id))!.cases.map((c) => c.name)).toEqual(['First case', 'Third case']));
+    await waitFor(() => expect(screen.getByRole('status').textContent).toMatch(/^Removed “Second case”\. Undo$/));
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Undo' }));
+    await user.click(screen.getByRole('button', { name: 'Undo' }));
     await waitFor(async () => expect((await consoleDb().suites.get(suite.id))!.cases.map((c) => c.name)).toEqual(['First case', 'Second case', 'Third case']));
     await waitFor(() => expect(within(table).getAllByRole('row').map((r) => (r as HTMLTableRowElement).cells[0]!.textContent).slice(1)).toEqual(['First case', 'Second case', 'Third case']));
     expect(screen.queryByRole('button', { name: 'Undo' })).toBeNull();
+    // The last Undo leaves focus on the list's heading, not on the page's body.
+    expect(document.activeElement).toBe(screen.getByRole('heading', { name: 'Cases' }));
   } finally {
     await deleteSuite(suite.id);
   }

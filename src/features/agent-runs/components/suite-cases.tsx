@@ -38,39 +38,51 @@ export const SuiteCases = memo(function SuiteCases({ suite, lastRunId }: { suite
   }, [lastRunId]);
   const [editing, setEditing] = useState<string>();
   const [shown, setShown] = useState(CASES_PAGE);
-  // The last case removed, of this suite, until Undo or the next removal: one click loses nothing.
-  const [removed, setRemoved] = useState<{ suiteId: string; removed: SuiteCase; index: number; restored?: false }>();
-  // The Remove button is gone with its row: focus goes to the Undo beside the notice, once shown.
-  const focusUndo = useRef(false);
-  const undoShown = (el: HTMLButtonElement | null) => {
-    if (el && focusUndo.current) {
-      focusUndo.current = false;
+  // Every case removed from this suite on this visit, newest last: Undo puts them back one by
+  // one, newest first, so a second Remove never loses the first.
+  const [removals, setRemovals] = useState<{ suiteId: string; removed: SuiteCase; index: number }[]>([]);
+  const [lost, setLost] = useState<string>();
+  // The Remove button is gone with its row: focus goes to the Undo beside the notice, once shown;
+  // after the last Undo, to the list's heading.
+  const focusNext = useRef<'undo' | 'heading' | null>(null);
+  const takeFocus = (which: 'undo' | 'heading') => (el: HTMLElement | null) => {
+    if (el && focusNext.current === which) {
+      focusNext.current = null;
       el.focus();
     }
   };
-  const lastRemoved = removed?.suiteId === suite.id ? removed : undefined;
+  const mine = removals.filter((r) => r.suiteId === suite.id);
+  const lastRemoved = mine.at(-1);
   const remove = async (c: SuiteCase) => {
     const taken = await removeCase(suite.id, c.id);
     if (!taken) return;
-    focusUndo.current = true;
-    setRemoved({ suiteId: suite.id, ...taken });
+    focusNext.current = 'undo';
+    setLost(undefined);
+    setRemovals((list) => [...list, { suiteId: suite.id, ...taken }]);
   };
   const undo = async () => {
     if (!lastRemoved) return;
     const back = await restoreCase(lastRemoved.suiteId, lastRemoved.removed, lastRemoved.index);
-    setRemoved(back ? undefined : { ...lastRemoved, restored: false });
+    setRemovals((list) => list.filter((r) => r !== lastRemoved));
+    if (!back) setLost(`“${lastRemoved.removed.name}” could not be put back: the suite is no longer in this browser.`);
+    focusNext.current = mine.length > 1 ? 'undo' : 'heading';
   };
   return (
     <section className="suite-cases" aria-labelledby="suite-cases-head">
-      <h2 id="suite-cases-head">Cases</h2>
+      <h2 id="suite-cases-head" ref={takeFocus('heading')} tabIndex={-1}>
+        Cases
+      </h2>
+      {lost && (
+        <p className="error" role="alert">
+          {lost}
+        </p>
+      )}
       {lastRemoved && (
         <p className="notice" role="status">
-          {lastRemoved.restored === false ? `“${lastRemoved.removed.name}” could not be put back: the suite is no longer in this browser.` : `Removed “${lastRemoved.removed.name}”.`}{' '}
-          {lastRemoved.restored !== false && (
-            <button ref={undoShown} type="button" onClick={() => void undo()}>
-              Undo
-            </button>
-          )}
+          Removed “{lastRemoved.removed.name}”{mine.length > 1 ? ` (and ${mine.length - 1} more on this visit: Undo puts back one at a time, the newest first)` : ''}.{' '}
+          <button ref={takeFocus('undo')} type="button" onClick={() => void undo()}>
+            Undo
+          </button>
         </p>
       )}
       {suite.cases.length === 0 && (
