@@ -113,13 +113,13 @@ describe('assertions filled from a run', () => {
     expect(filled).toEqual([
       { kind: 'outcome', expect: 'success' },
       { kind: 'answer-equals', text: 'You asked: "Hi". Hello there.' },
-      { kind: 'first-event-within', ms: 1000 },
-      { kind: 'duration-within', ms: 2000 },
+      { kind: 'first-event-within', ms: 5000 },
+      { kind: 'duration-within', ms: 10000 },
       { kind: 'events-at-least', count: 1 },
       { kind: 'header', name: 'Deprecation', present: false },
     ]);
     expect(filled.every((a) => judge(a, o).pass)).toBe(true);
-    expect(filled.map(describeAssertion)).toContain('the first event within 1,000 ms');
+    expect(filled.map(describeAssertion)).toContain('the first event within 5,000 ms');
   });
 
   it('keep a failure as a failure with its code, and leave out what the run does not pass (a lens that finds differences)', () => {
@@ -127,7 +127,7 @@ describe('assertions filled from a run', () => {
     const differs: LensChecker = { checkAnswer: () => ({ kind: 'no-schema', reason: '' }), checkEvent: () => ({ kind: 'checked', against: '', source: 'public-spec', differences: [{ pointer: '', text: 'no', severity: 'error' }] }) };
     const filled = assertionsFromRun(o, { lens: differs });
     expect(filled[0]).toEqual({ kind: 'outcome', expect: 'failure', code: 'spend_limit_exceeded' });
-    expect(filled).toContainEqual({ kind: 'duration-within', ms: 15_000 });
+    expect(filled).toContainEqual({ kind: 'duration-within', ms: 25_000 });
     expect(filled.some((a) => a.kind === 'spec-lens')).toBe(false);
   });
 });
