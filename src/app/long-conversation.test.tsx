@@ -56,7 +56,7 @@ it('a conversation of 1,000 turns shows its newest 30, says how many are not sho
   expect(shown()[0]).toBe(`Turn: question ${MAX_TURNS - TURNS_PAGE + 1}`);
   expect(screen.getByText(/^Conversation with Echo Assistant: /).textContent).toBe(`Conversation with Echo Assistant: the last ${TURNS_PAGE} of 1,000 turns shown.`);
 
-  await user.click(screen.getByRole('button', { name: `Show ${TURNS_PAGE} earlier turns of ${(MAX_TURNS - TURNS_PAGE).toLocaleString('en-US')}` }));
+  await user.click(screen.getByRole('button', { name: `Show ${TURNS_PAGE} earlier turns (${(MAX_TURNS - TURNS_PAGE).toLocaleString('en-US')} not shown)` }));
   expect(shown()).toHaveLength(2 * TURNS_PAGE);
   expect(shown()[0]).toBe(`Turn: question ${MAX_TURNS - 2 * TURNS_PAGE + 1}`);
   expect(shown().at(-1)).toBe('Turn: question 1000');

@@ -89,3 +89,10 @@ it('an exact answer whose only placeholder names no column of the rows is pointe
   await user.type(rows, 'message\nHello one\nHello two');
   expect(screen.queryByText(/in every row/)).not.toBeNull();
 });
+
+// New-user review (u7): Edit opened the editor below the whole list of cases, out of view, and
+// focus stayed on Edit: it looked as if nothing happened.
+it('opens with focus in its first field, which brings it into view', () => {
+  render(<CaseEditor value={hr} onSave={async () => undefined} onCancel={() => undefined} />);
+  expect(document.activeElement).toBe(screen.getByRole('textbox', { name: 'Case name' }));
+});

@@ -1,4 +1,4 @@
-import { useId, useState } from 'react';
+import { useEffect, useId, useState } from 'react';
 import { useFieldArray, useForm, useWatch, type Control, type UseFormRegister } from 'react-hook-form';
 import type { Decision } from '../../../contract/durable-runs';
 import { linearPatternProblem } from '../../../lib/linear-pattern';
@@ -200,6 +200,8 @@ export function CaseEditor({ value, onSave, onCancel }: { value: SuiteCase; onSa
     },
   });
   const { register, control, handleSubmit, formState } = form;
+  // The editor opens below the list of cases, out of view under a long one: it takes focus, which brings it into view.
+  useEffect(() => document.getElementById(`${id}-name`)?.focus(), [id]);
   const assertions = useFieldArray({ control, name: 'assertions' });
   const tools = useFieldArray({ control, name: 'tools' });
   const policyKind = useWatch({ control, name: 'policy' });
@@ -246,7 +248,7 @@ export function CaseEditor({ value, onSave, onCancel }: { value: SuiteCase; onSa
         <button type="button" onClick={() => assertions.append({ ...blank, kind: 'answer-contains' })}>
           Add assertion
         </button>
-        <p className="hint">Now: {value.assertions.map(describeAssertion).join('; ') || 'none'}.</p>
+        <p className="hint">Saved: {value.assertions.map(describeAssertion).join('; ') || 'none'}.</p>
       </fieldset>
       {value.mode === 'durable' && (
         <fieldset className="nested">

@@ -341,7 +341,7 @@ export function ThreadView({ thread, leafId, onLeaf, actions }: { thread: Thread
       </p>
       {hidden > 0 && (
         <button type="button" onClick={() => setEarlierShown((n) => n + TURNS_PAGE)}>
-          Show {formatCount(Math.min(TURNS_PAGE, hidden))} earlier turns of {formatCount(hidden)}
+          Show {formatCount(Math.min(TURNS_PAGE, hidden))} earlier turns ({formatCount(hidden)} not shown)
         </button>
       )}
       <ol className="turns" aria-label="Turns">
