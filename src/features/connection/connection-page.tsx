@@ -1,6 +1,7 @@
-import { useRef, useState } from 'react';
+import { useState } from 'react';
 import { useProfiles } from './connection-provider';
 import { useServiceInfo } from '../../lib/console-info';
+import { useFocusNext } from '../../lib/use-focus-next';
 import { newProfileId, type Profile } from './profiles';
 import { SandboxPanel } from './sandbox-panel';
 import { StartHere } from './start-here';
@@ -13,15 +14,9 @@ export function ConnectionPage() {
   // by one, newest first, so a second Delete never loses the first.
   const [deleted, setDeleted] = useState<{ profile: Profile; token: string | undefined; at: number; wasActive: boolean }[]>([]);
   // The Delete button is gone with its profile: focus goes to Undo, once shown; after the last Undo, to the list's heading.
-  const focusNext = useRef<'undo' | 'heading' | null>(null);
-  const takeFocus = (which: 'undo' | 'heading') => (el: HTMLElement | null) => {
-    if (el && focusNext.current === which) {
-      focusNext.current = null;
-      el.focus();
-    }
-  };
+  const { focusNext, takeFocus } = useFocusNext<'undo' | 'heading'>();
   const deleteProfile = (p: Profile) => {
-    focusNext.current = 'undo';
+    focusNext('undo');
     setDeleted((list) => [...list, { profile: p, token: tokenOf(p.id), at: state.profiles.findIndex((x) => x.id === p.id), wasActive: p.id === active.id }]);
     remove(p.id);
   };
@@ -31,7 +26,7 @@ export function ConnectionPage() {
     if (!last) return;
     restore(last.profile, last.token, last.at, last.wasActive);
     setDeleted((list) => list.filter((d) => d !== last));
-    focusNext.current = pending.length > 1 ? 'undo' : 'heading';
+    focusNext(pending.length > 1 ? 'undo' : 'heading');
   };
   return (
     <section aria-labelledby="connection-heading">

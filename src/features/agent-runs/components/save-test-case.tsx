@@ -1,5 +1,5 @@
 import { useLiveQuery } from 'dexie-react-hooks';
-import { useId, useRef, useState } from 'react';
+import { useId, useState } from 'react';
 import { Link } from 'react-router';
 import type { Decision } from '../../../contract/durable-runs';
 import { consoleDb } from '../model/console-db';
@@ -11,6 +11,7 @@ import { assertionsFromRun, describeAssertion, observationOf, type LensChecker }
 import { policyFromRun, toolsAsked } from '../model/suite/policy';
 import { newSuiteId, policyText, type ApprovalPolicy, type Suite, type SuiteCase } from '../model/suite/suite';
 import { addCase, createSuite } from '../model/suite/suite-db';
+import { useFocusNext } from '../../../lib/use-focus-next';
 import { escapeCancels } from '../../../lib/use-page-escape';
 
 /** A case's name from its run: the agent and the question (or the first input values). */
@@ -62,15 +63,9 @@ export function SaveTestCase({ entry }: { entry: HistoryEntry }) {
   const [error, setError] = useState<string>();
   const [saving, setSaving] = useState(false);
   // Where focus goes when the panel closes: the notice once saved, else back to the button that opened it.
-  const focusNext = useRef<'notice' | 'button' | null>(null);
-  const takeFocus = (which: 'notice' | 'button') => (el: HTMLElement | null) => {
-    if (el && focusNext.current === which) {
-      focusNext.current = null;
-      el.focus();
-    }
-  };
+  const { focusNext, takeFocus } = useFocusNext<'notice' | 'button'>();
   const close = () => {
-    focusNext.current = 'button';
+    focusNext('button');
     setOpen(false);
   };
   if (!isTerminal(entry.status as RunStatus)) return null;
@@ -85,7 +80,7 @@ export function SaveTestCase({ entry }: { entry: HistoryEntry }) {
       const suite = chosen === NEW ? await createSuite(suiteName, [c]) : suites!.find((s) => s.id === chosen)!;
       if (chosen !== NEW) await addCase(suite.id, c);
       setSaved({ suiteId: suite.id, suiteName: suite.name, assertions: c.assertions.map(describeAssertion) });
-      focusNext.current = 'notice';
+      focusNext('notice');
       setOpen(false);
     } catch (err) {
       setError(err instanceof Error ? err.message : String(err));

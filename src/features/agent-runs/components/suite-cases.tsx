@@ -1,7 +1,8 @@
 import { useLiveQuery } from 'dexie-react-hooks';
-import { memo, useRef, useState } from 'react';
+import { memo, useState } from 'react';
 import { TableScroll } from '../../../components/table-scroll';
 import { formatCount } from '../../../lib/format';
+import { useFocusNext } from '../../../lib/use-focus-next';
 import { consoleDb } from '../model/console-db';
 import { policyText, type Suite, type SuiteCase } from '../model/suite/suite';
 import { removeCase, restoreCase, updateCase } from '../model/suite/suite-db';
@@ -44,19 +45,13 @@ export const SuiteCases = memo(function SuiteCases({ suite, lastRunId }: { suite
   const [lost, setLost] = useState<string>();
   // The Remove button is gone with its row: focus goes to the Undo beside the notice, once shown;
   // after the last Undo, to the list's heading.
-  const focusNext = useRef<'undo' | 'heading' | null>(null);
-  const takeFocus = (which: 'undo' | 'heading') => (el: HTMLElement | null) => {
-    if (el && focusNext.current === which) {
-      focusNext.current = null;
-      el.focus();
-    }
-  };
+  const { focusNext, takeFocus } = useFocusNext<'undo' | 'heading'>();
   const mine = removals.filter((r) => r.suiteId === suite.id);
   const lastRemoved = mine.at(-1);
   const remove = async (c: SuiteCase) => {
     const taken = await removeCase(suite.id, c.id);
     if (!taken) return;
-    focusNext.current = 'undo';
+    focusNext('undo');
     setLost(undefined);
     setRemovals((list) => [...list, { suiteId: suite.id, ...taken }]);
   };
@@ -65,7 +60,7 @@ export const SuiteCases = memo(function SuiteCases({ suite, lastRunId }: { suite
     const back = await restoreCase(lastRemoved.suiteId, lastRemoved.removed, lastRemoved.index);
     setRemovals((list) => list.filter((r) => r !== lastRemoved));
     if (!back) setLost(`“${lastRemoved.removed.name}” could not be put back: the suite is no longer in this browser.`);
-    focusNext.current = mine.length > 1 ? 'undo' : 'heading';
+    focusNext(mine.length > 1 ? 'undo' : 'heading');
   };
   return (
     <section className="suite-cases" aria-labelledby="suite-cases-head">
