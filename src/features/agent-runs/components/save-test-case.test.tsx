@@ -54,10 +54,11 @@ it('a conversation’s second turn saved as a test case holds the messages up to
   expect(suiteRuns.of(suite.id)).toMatchObject({ total: 1, passed: 1, failed: 0 });
 });
 
-it('by keyboard: the panel opens at its first field, Escape closes it back on its button, and a saved case’s notice takes focus', async () => {
-  const connection = referenceConnection(await mintAgentsToken(), 'fp-save-focus');
+/** Save as test case on a finished stream turn of the echo assistant, run against the reference service. */
+async function renderFinishedTurn(fingerprint: string, threadId: string) {
+  const connection = referenceConnection(await mintAgentsToken(), fingerprint);
   store = new RunStore();
-  const thread = { id: 'thread_focus', agentId: 'echo-assistant', agentName: 'Echo Assistant' };
+  const thread = { id: threadId, agentId: 'echo-assistant', agentName: 'Echo Assistant' };
   const { id } = store.start(connection, replyRequest(thread, undefined, 'a question', { flavour: 'platform', mode: 'stream' }))!;
   await waitFor(() => expect(store!.get(id)!.state.status).toBe('done'), { timeout: 10_000 });
   await store.settle();
@@ -66,6 +67,10 @@ it('by keyboard: the panel opens at its first field, Escape closes it back on it
       <SaveTestCase entry={historyEntryOf(store.get(id)!)} />
     </MemoryRouter>,
   );
+}
+
+it('by keyboard: the panel opens at its first field, Escape closes it back on its button, and a saved case’s notice takes focus', async () => {
+  await renderFinishedTurn('fp-save-focus', 'thread_focus');
   const user = userEvent.setup();
   const open = screen.getByRole('button', { name: 'Save as test case' });
   open.focus();
@@ -89,17 +94,7 @@ it('by keyboard: the panel opens at its first field, Escape closes it back on it
 // to the input method, as the page's own Escape (escapeIsTaken) already knows; escapeCancels
 // closed the whole panel on it.
 it('an Escape that ends a composition in a field leaves the panel open', async () => {
-  const connection = referenceConnection(await mintAgentsToken(), 'fp-save-ime');
-  store = new RunStore();
-  const thread = { id: 'thread_ime', agentId: 'echo-assistant', agentName: 'Echo Assistant' };
-  const { id } = store.start(connection, replyRequest(thread, undefined, 'a question', { flavour: 'platform', mode: 'stream' }))!;
-  await waitFor(() => expect(store!.get(id)!.state.status).toBe('done'), { timeout: 10_000 });
-  await store.settle();
-  render(
-    <MemoryRouter>
-      <SaveTestCase entry={historyEntryOf(store.get(id)!)} />
-    </MemoryRouter>,
-  );
+  await renderFinishedTurn('fp-save-ime', 'thread_ime');
   await userEvent.setup().click(screen.getByRole('button', { name: 'Save as test case' }));
   const name = await screen.findByLabelText('Case name');
   fireEvent.keyDown(name, { key: 'Escape', isComposing: true });

@@ -61,13 +61,18 @@ it('edits assertions, the approval policy and rows; a value refused says why and
   });
 });
 
+/** The editor on an echo-assistant case whose one assertion is the answer equal to `text`; answers its rows field. */
+function editEchoCase(text: string): HTMLElement {
+  const echo: SuiteCase = { id: 'echo', name: 'Echo', agent: { id: 'echo-assistant' }, api: 'platform', mode: 'stream', messages: [], assertions: [{ kind: 'answer-equals', text }] };
+  render(<CaseEditor value={echo} onSave={async () => undefined} onCancel={() => undefined} />);
+  return screen.getByRole('textbox', { name: /^Rows of inputs/ });
+}
+
 // New-user review (u6): rows added to a case saved from a run all failed its "answer equals"
 // (the saved run's answer), with nothing said beforehand.
 it('with more than one row, an exact answer that reads no column is pointed out; one that reads a column is not', async () => {
   const user = userEvent.setup();
-  const echo: SuiteCase = { id: 'c2', name: 'Echo', agent: { id: 'echo-assistant' }, api: 'platform', mode: 'stream', messages: [], assertions: [{ kind: 'answer-equals', text: 'You asked: "Suite question".' }] };
-  render(<CaseEditor value={echo} onSave={async () => undefined} onCancel={() => undefined} />);
-  const rows = screen.getByRole('textbox', { name: /^Rows of inputs/ });
+  const rows = editEchoCase('You asked: "Suite question".');
   await user.type(rows, 'message\nHello one');
   expect(screen.queryByText(/in every row/)).toBeNull();
   await user.type(rows, '\nHello two');
@@ -83,9 +88,7 @@ it('with more than one row, an exact answer that reads no column is pointed out;
 // the rows lack as written: {{mesage}} (a typo) holds every row to the same literal text.
 it('an exact answer whose only placeholder names no column of the rows is pointed out too', async () => {
   const user = userEvent.setup();
-  const echo: SuiteCase = { id: 'c3', name: 'Echo', agent: { id: 'echo-assistant' }, api: 'platform', mode: 'stream', messages: [], assertions: [{ kind: 'answer-equals', text: 'You asked: "{{mesage}}".' }] };
-  render(<CaseEditor value={echo} onSave={async () => undefined} onCancel={() => undefined} />);
-  const rows = screen.getByRole('textbox', { name: /^Rows of inputs/ });
+  const rows = editEchoCase('You asked: "{{mesage}}".');
   await user.type(rows, 'message\nHello one\nHello two');
   expect(screen.queryByText(/in every row/)).not.toBeNull();
 });
