@@ -7,13 +7,13 @@ import { describeAssertion } from '../model/suite/assertions';
 import { parseRows, rowsAsText } from '../model/suite/rows';
 import { placeholdersOf, type ApprovalPolicy, type Assertion, type AssertionKind, type SuiteCase } from '../model/suite/suite';
 
-/** An assertion as the form holds it: every kind's fields, as text; only the kind's own are read. */
 /** A pattern field's check: compiled once (a long pattern takes seconds, and is not kept). */
 function patternCheck(source: string): true | string {
   const why = linearPatternProblem(source);
   return why ? `Cannot be matched in linear time: ${why}` : true;
 }
 
+/** An assertion as the form holds it: every kind's fields, as text; only the kind's own are read. */
 interface AssertionFields {
   kind: AssertionKind;
   expect: 'success' | 'failure';
