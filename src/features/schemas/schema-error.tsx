@@ -16,7 +16,7 @@ function RetryAfter({ seconds, answer, onRetry }: { seconds: number; answer: Api
   }, [answer, left]);
   return (
     <p>
-      The service asks to wait {seconds} s (Retry-After).{' '}
+      {retryAfterNote(undefined, seconds)}{' '}
       <button type="button" onClick={onRetry} disabled={left > 0}>
         {left > 0 ? `Retry in ${left} s` : 'Retry now'}
       </button>
