@@ -441,3 +441,68 @@ describe('an Expect the server does not meet (anything but 100-continue)', () =>
     expectFamilyError('platform', a, 417);
   });
 });
+
+describe('Expect: 100-continue', () => {
+  let svc: Running;
+  beforeAll(async () => {
+    svc = await run();
+  });
+  afterAll(() => svc.close());
+
+  /** Writes `head` alone (no body), then `body` once `sendBodyWhen` holds of what came back; returns what came and whether the server closed. */
+  async function exchange(head: string, sendBodyWhen?: (raw: string) => boolean, body = ''): Promise<{ raw: string; closed: boolean }> {
+    const socket = connect({ host: '127.0.0.1', port: svc.port });
+    let raw = '';
+    let closed = false;
+    let bodySent = false;
+    socket.on('data', (c: Buffer) => {
+      raw += c.toString('latin1');
+      if (!bodySent && sendBodyWhen?.(raw)) {
+        bodySent = true;
+        socket.write(body);
+      }
+    });
+    socket.on('close', () => (closed = true));
+    socket.on('error', () => {});
+    socket.write(head);
+    for (const end = Date.now() + 5_000; !closed && Date.now() < end; ) await new Promise((r) => setTimeout(r, 10));
+    socket.destroy();
+    return { raw, closed };
+  }
+
+  const announced = 2_000_000;
+  it.each([
+    ['metadata', 'PUT', '/rest/api/index/custom-metadata/schema/sales', TOKENS.global, 'application/json', /"error":"request too large"/],
+    ['legacy', 'POST', '/rest/api/v1/agents/runs/stream', TOKENS.agents, 'application/json', /^"The body is over/],
+    ['platform', 'POST', '/api/agents/echo-assistant/runs', TOKENS.agents, 'application/problem+json', /"code":"request_too_large"/],
+  ] as const)('%s %s %s announcing 2,000,000 bytes: 413 at once in its family format, no 100 Continue, and the connection closed', async (_family, method, path, token, type, shape) => {
+    const head =
+      `${method} ${path} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${announced}\r\nExpect: 100-continue\r\n\r\n`;
+    const { raw, closed } = await exchange(head);
+    expect(raw).not.toMatch(/100 Continue/);
+    expect(raw).toMatch(/^HTTP\/1\.1 413 /);
+    expect(raw).toMatch(new RegExp(`\\r\\ncontent-type: ${type.replace('+', '\\+')}`, 'i'));
+    expect(raw).toMatch(/\r\nconnection: close\r\n/i);
+    const body = raw.slice(raw.indexOf('\r\n\r\n') + 4);
+    expect(body).toMatch(shape);
+    expect(body).toMatch(/2,000,000/);
+    expect(closed).toBe(true);
+  });
+
+  it('a body within the limit gets its 100 Continue, and the request is answered once the body came', async () => {
+    const body = JSON.stringify({ agent_id: 'echo-assistant', messages: [{ role: 'USER', content: [{ type: 'text', text: 'hello after continue' }] }] });
+    const head =
+      `POST /rest/api/v1/agents/runs/wait HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${TOKENS.agents}\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`;
+    const { raw } = await exchange(head, (r) => r.includes('\r\n\r\n'), body);
+    expect(raw).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 /);
+    expect(raw).toMatch(/hello after continue/);
+  });
+
+  it('a path that is not the API gets its 100 Continue whatever it announces (the console server answers it as before)', async () => {
+    const head = `POST /not-an-api-path HTTP/1.1\r\nHost: localhost\r\nContent-Length: ${announced}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`;
+    const { raw } = await exchange(head, (r) => r.includes('100 Continue'), 'x'.repeat(announced));
+    expect(raw).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 \d{3} /);
+  });
+});

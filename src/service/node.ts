@@ -285,6 +285,32 @@ export function hardenServer(server: Server, timeouts: ServerTimeouts = {}, head
       true,
     );
   });
+  // Expect: 100-continue asks whether to send the body at all. Node says 100 Continue to every
+  // such request, so a client announcing a body over the limit sent it all (curl: a megabyte
+  // and more) only to be told 413. An API path over the limit is refused at once, the body
+  // unsent; anything else gets its 100 Continue and goes on as Node would have sent it.
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    const url = req.url ?? '/';
+    const length = req.headers['content-length'];
+    const api = isServicePath(url) || url.startsWith(UPSTREAM_PREFIX);
+    if (api && length !== undefined && /^\d+$/.test(length) && Number(length) > MAX_BODY_BYTES) {
+      return sendRefusal(
+        res,
+        apiPathOf(url),
+        {
+          status: 413,
+          code: 'request_too_large',
+          title: 'Request Too Large',
+          error: 'request too large',
+          detail: `The body is over ${MAX_BODY_BYTES} bytes (Content-Length: ${Number(length).toLocaleString('en-US')}); it was not sent.`,
+        },
+        headers,
+        true,
+      );
+    }
+    res.writeContinue();
+    server.emit('request', req, res);
+  });
   watchConnections(server);
 }
 
