@@ -486,7 +486,16 @@ describe('Expect: 100-continue', () => {
     expect(raw).toMatch(/\r\nconnection: close\r\n/i);
     const body = raw.slice(raw.indexOf('\r\n\r\n') + 4);
     expect(body).toMatch(shape);
-    expect(body).toMatch(/2,000,000/);
+    expect(closed).toBe(true);
+  });
+
+  it('a request refused from its head alone (no token: 401) is answered without 100 Continue, its body never asked for, and the connection closed', async () => {
+    const head =
+      `PUT /rest/api/index/custom-metadata/schema/sales HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n` +
+      `Content-Length: 100\r\nExpect: 100-continue\r\n\r\n`;
+    const { raw, closed } = await exchange(head, (r) => r.includes('100 Continue'), ' '.repeat(100));
+    expect(raw).not.toMatch(/100 Continue/);
+    expect(raw).toMatch(/^HTTP\/1\.1 401 /);
     expect(closed).toBe(true);
   });
 
@@ -500,9 +509,14 @@ describe('Expect: 100-continue', () => {
     expect(raw).toMatch(/hello after continue/);
   });
 
-  it('a path that is not the API gets its 100 Continue whatever it announces (the console server answers it as before)', async () => {
-    const head = `POST /not-an-api-path HTTP/1.1\r\nHost: localhost\r\nContent-Length: ${announced}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`;
-    const { raw } = await exchange(head, (r) => r.includes('100 Continue'), 'x'.repeat(announced));
-    expect(raw).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 \d{3} /);
+  it('a run stream with a small body gets its 100 Continue and then its stream (the fast path reads the body)', async () => {
+    const body = JSON.stringify({ agent_id: 'echo-assistant', messages: [{ role: 'USER', content: [{ type: 'text', text: 'streamed after continue' }] }] });
+    const head =
+      `POST /rest/api/v1/agents/runs/stream HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${TOKENS.agents}\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`;
+    const { raw } = await exchange(head, (r) => r.includes('\r\n\r\n'), body);
+    expect(raw).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 /);
+    expect(raw).toMatch(/text\/event-stream/);
+    expect(raw).toMatch(/streamed/);
   });
 });

@@ -8,7 +8,7 @@ import { MAX_BODY_BYTES, newRequestId } from './http.ts';
 import { LargeBodyCollector } from './memory.ts';
 import { clip } from './problem-list.ts';
 import { watchConnections } from './turns.ts';
-import { settleUnreadBody } from './unread-body.ts';
+import { awaitingContinue, settleUnreadBody } from './unread-body.ts';
 import { UPSTREAM_PREFIX } from './upstream-proxy.ts';
 
 /**
@@ -285,33 +285,29 @@ export function hardenServer(server: Server, timeouts: ServerTimeouts = {}, head
       true,
     );
   });
-  // Expect: 100-continue asks whether to send the body at all. Node says 100 Continue to every
-  // such request, so a client announcing a body over the limit sent it all (curl: a megabyte
-  // and more) only to be told 413. An API path over the limit is refused at once, the body
-  // unsent; anything else gets its 100 Continue and goes on as Node would have sent it.
+  // Expect: 100-continue asks whether to send the body at all, and Node said 100 Continue to
+  // every such request: a client announcing a body over the limit sent it all (curl: a
+  // megabyte and more) only to be told 413. Now the 100 goes when something first reads the
+  // body. An answer decided from the head alone (413 by Content-Length, 401, a foreign Host,
+  // 404) goes out with the body never sent, and Node closes the connection after it; the
+  // proxy, the run streams and the routes that read a body get theirs as before.
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
-    const url = req.url ?? '/';
-    const length = req.headers['content-length'];
-    const api = isServicePath(url) || url.startsWith(UPSTREAM_PREFIX);
-    if (api && length !== undefined && /^\d+$/.test(length) && Number(length) > MAX_BODY_BYTES) {
-      return sendRefusal(
-        res,
-        apiPathOf(url),
-        {
-          status: 413,
-          code: 'request_too_large',
-          title: 'Request Too Large',
-          error: 'request too large',
-          detail: `The body is over ${MAX_BODY_BYTES} bytes (Content-Length: ${Number(length).toLocaleString('en-US')}); it was not sent.`,
-        },
-        headers,
-        true,
-      );
-    }
-    res.writeContinue();
+    continueOnFirstRead(req, res);
     server.emit('request', req, res);
   });
   watchConnections(server);
+}
+
+/** Sends `res` its 100 Continue when the body is first read, unless an answer has begun by then. */
+function continueOnFirstRead(req: IncomingMessage, res: ServerResponse): void {
+  awaitingContinue.add(req);
+  const read = req._read;
+  req._read = function (this: IncomingMessage, size: number) {
+    req._read = read;
+    awaitingContinue.delete(req);
+    if (!res.headersSent && !res.writableEnded) res.writeContinue();
+    read.call(this, size);
+  };
 }
 
 /** Connections the kernel may queue before they are accepted; Linux caps it at net.core.somaxconn (4096 by default). */

@@ -12,10 +12,18 @@ import type { IncomingMessage } from 'node:http';
  * its body stream, the bytes must be read from that stream, not from the socket's.
  * Answers true when the connection may be kept.
  */
+/**
+ * Requests that asked `Expect: 100-continue` and were not told to go on yet: their client
+ * holds the body back, so reading it would only make the server say 100 Continue for a body
+ * it drops. Such a request is answered with the connection closed instead.
+ */
+export const awaitingContinue = new WeakSet<IncomingMessage>();
+
 export async function settleUnreadBody(req: IncomingMessage, limit: number, web?: Request): Promise<boolean> {
   const length = Number(req.headers['content-length'] ?? 0);
   const chunked = req.headers['transfer-encoding'] !== undefined;
   if ((!chunked && !(length > 0)) || req.readableEnded || req.destroyed) return true;
+  if (awaitingContinue.has(req)) return false;
   if (web?.bodyUsed) return req.complete;
   if (chunked || length > limit) return false;
   if (web?.body) {
