@@ -232,7 +232,7 @@ async function forward(
       badGateway(
         timedOut
           ? `The upstream ${origin} sent no answer within ${timeoutMs} ms (--upstream-timeout-ms).`
-          : `The upstream ${origin} did not answer: ${(err as Error).message}`,
+          : `The upstream ${origin} ${whyFetchFailed(err)}`,
       );
     }
     return;
@@ -300,3 +300,30 @@ async function forward(
     // complete, and a broken run would show as done.
   }
 }
+
+/**
+ * Node's fetch reports every failure as "fetch failed" and keeps the reason in `cause`: the
+ * console showed "did not answer: fetch failed" for a refused connection and for an answer
+ * it could not read alike. This says which, with the cause's own code.
+ */
+export function whyFetchFailed(err: unknown): string {
+  const cause = (err as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause;
+  const code = typeof cause?.code === 'string' ? cause.code : undefined;
+  const detail = typeof cause?.message === 'string' && cause.message ? cause.message : err instanceof Error ? err.message : String(err);
+  const tail = code ? ` (${code})` : '';
+  switch (code) {
+    case 'UND_ERR_HEADERS_OVERFLOW':
+      return `answered with a head larger than this proxy reads (16 kB)${tail}.`;
+    case 'ECONNREFUSED':
+      return `refused the connection${tail}.`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `could not be found: its host name does not resolve${tail}.`;
+    case 'UND_ERR_SOCKET':
+    case 'ECONNRESET':
+      return `closed the connection before its answer was complete${tail}: ${detail}.`;
+    default:
+      return cause ? `sent an answer this proxy cannot read as HTTP: ${detail}${tail}.` : `did not answer: ${detail}.`;
+  }
+}
+

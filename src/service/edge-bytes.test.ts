@@ -1,0 +1,140 @@
+/**
+ * The service's edge under requests and upstream answers written byte for byte (an attack's
+ * proofs): an absolute-form target with Expect: 100-continue, and an upstream whose answer
+ * head never ends, through the console server's proxy. Real sockets throughout.
+ */
+import { createServer as createHttpServer, request, type Server as HttpServer } from 'node:http';
+import { connect, createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createService, type Service } from './app.ts';
+import { listen } from './node.ts';
+import { TOKENS } from './test-http.ts';
+import { upstreamProxy } from './upstream-proxy.ts';
+
+const SCHEMA_PATH = '/rest/api/index/custom-metadata/schema/sales';
+
+/** Writes `head` alone and collects what comes in `ms` or until the close. */
+function headOnly(port: number, head: string, ms = 1_500): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    let raw = '';
+    socket.on('data', (c: Buffer) => (raw += c.toString('latin1')));
+    socket.on('error', () => {});
+    const timer = setTimeout(() => socket.destroy(), ms);
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(raw);
+    });
+    socket.write(head);
+  });
+}
+
+describe('Expect: 100-continue on the service, an absolute-form target', () => {
+  let service: Service;
+  let server: { url: string; close(): Promise<void> };
+  let port: number;
+  beforeAll(async () => {
+    service = createService({ memory: true, rateLimitPerMinute: 0 });
+    server = await listen(service, 0, '127.0.0.1');
+    port = Number(new URL(server.url).port);
+  });
+  afterAll(async () => {
+    await server.close();
+    service.close();
+  });
+
+  const head = (length: string | number, target = SCHEMA_PATH) =>
+    `PUT ${target} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${TOKENS.global}\r\nContent-Type: application/json\r\n` +
+    `Content-Length: ${length}\r\nExpect: 100-continue\r\n\r\n`;
+
+  it('an absolute-form target (PUT http://localhost/rest/...) over the limit is refused before its body too, no 100 Continue', async () => {
+    const raw = await headOnly(port, head(2_000_000, `http://localhost${SCHEMA_PATH}`));
+    expect(raw).toMatch(/^HTTP\/1\.1 413 /);
+    expect(raw).not.toMatch(/100 Continue/);
+  });
+});
+
+describe('a hostile upstream through the proxy', () => {
+  let upstream: NetServer;
+  let proxy: HttpServer;
+  let proxyPort: number;
+  let upstreamHost: string;
+  beforeAll(async () => {
+    const body = '{"metadataKeys":[]}';
+    const ok = `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`;
+    upstream = createNetServer((s) => {
+      s.on('error', () => {});
+      let seen = '';
+      s.on('data', (c: Buffer) => {
+        seen += c.toString('latin1');
+        if (!seen.includes('\r\n\r\n')) return;
+        const path = seen.split(' ')[1] ?? '';
+        if (path.endsWith('/endless-head')) {
+          s.write('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n');
+          for (let i = 0; i < 2_000; i++) s.write(`X-Filler-${i}: ${'a'.repeat(40)}\r\n`);
+        } else s.end(ok);
+      });
+    });
+    await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
+    upstreamHost = `127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+    const middleware = upstreamProxy([`http://${upstreamHost}`], { timeoutMs: 5_000 });
+    proxy = createHttpServer((req, res) => middleware(req, res, () => res.writeHead(404).end()));
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    proxyPort = (proxy.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    proxy.closeAllConnections();
+    await new Promise((r) => proxy.close(r));
+    await new Promise((r) => upstream.close(r));
+  });
+
+  const get = (path: string) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port: proxyPort, path: `/upstream/${upstreamHost}${path}`, headers: { host: 'localhost' } }, (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+
+  it('an answer head that never ends gets a 502 that says the head was too large, not "fetch failed"', async () => {
+    const answer = await get('/rest/api/index/custom-metadata/schema/endless-head');
+    expect(answer.status).toBe(502);
+    expect(answer.body).not.toMatch(/fetch failed/);
+    expect(answer.body).toMatch(/head|header/i);
+  });
+});
+
+describe('an upstream that is not there', () => {
+  it('a refused connection gets a 502 that says so, with its code, not "fetch failed"', async () => {
+    const gone = createNetServer();
+    await new Promise<void>((r) => gone.listen(0, '127.0.0.1', r));
+    const host = `127.0.0.1:${(gone.address() as AddressInfo).port}`;
+    await new Promise((r) => gone.close(r));
+    const middleware = upstreamProxy([`http://${host}`], { timeoutMs: 5_000 });
+    const proxy = createHttpServer((req, res) => middleware(req, res, () => res.writeHead(404).end()));
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    try {
+      const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = request(
+          { host: '127.0.0.1', port: (proxy.address() as AddressInfo).port, path: `/upstream/${host}${SCHEMA_PATH}`, headers: { host: 'localhost' } },
+          (res) => {
+            let body = '';
+            res.on('data', (c: Buffer) => (body += c.toString()));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+      expect(answer.status).toBe(502);
+      expect(answer.body).toMatch(/refused the connection \(ECONNREFUSED\)/);
+      expect(answer.body).not.toMatch(/fetch failed/);
+    } finally {
+      proxy.closeAllConnections();
+      await new Promise((r) => proxy.close(r));
+    }
+  });
+});
