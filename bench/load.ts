@@ -692,7 +692,7 @@ async function main(): Promise<void> {
       slowHead: stats(slowResults.map((r) => r.headMs)),
       /** From the phase's start, as this bench measured before it opened streams in turns: the opening included. */
       slowFirstFromStart: stats(slowResults.map((r) => r.sentAt! - started + r.firstEventMs)),
-      lastSentMs: Math.max(...slowResults.map((r) => r.sentAt! - started)),
+      lastSentMs: slowResults.length ? Math.max(...slowResults.map((r) => r.sentAt! - started)) : NaN,
     };
     console.log(
       `  ${fmt(results.length)} streams done in ${fmt(ms / 1000, 1)} s; firehose streams took ${fmt(stats(fireResults.map((r) => r.ms)).p50)} ms (median); ` +
