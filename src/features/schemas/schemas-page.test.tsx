@@ -191,3 +191,45 @@ it('a refused read is an error whose body is never called a match: its conforman
   expect(badge.closest('.spec-badge')!.className).not.toMatch(/spec-match/);
   expect(summaryIn(alert)).toMatch(SUMMARY(401));
 });
+
+it('another token for the same server keeps the schema being edited: its save is refused 401 with the edits kept, and saved once the token can', async () => {
+  const HR = 'sandbox-hr-52d7a9f10c6e3b84';
+  const group = newGroup();
+  await putSchema(group);
+  const user = userEvent.setup();
+  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+  const page = (connection: ActiveConnection) => (
+    <StrictMode>
+      <QueryClientProvider client={client}>
+        <ConnectionContext.Provider value={connection}>
+          <MemoryRouter initialEntries={[`/schemas/${group}`]}>
+            <Routes>
+              <Route path="/schemas/:group" element={<SchemasPage />} />
+            </Routes>
+          </MemoryRouter>
+        </ConnectionContext.Provider>
+      </QueryClientProvider>
+    </StrictMode>
+  );
+  const { rerender } = render(page(connectionWith(GLOBAL)));
+  await user.click(await screen.findByRole('button', { name: 'Edit schema' }));
+  await user.click(screen.getByRole('button', { name: 'Add key' }));
+  await user.type(screen.getByRole('textbox', { name: 'Key 2 name' }), 'owner');
+
+  // A token whose scope is another group's, pasted into the same profile.
+  rerender(page({ ...connectionWith(HR), scopes: ['custommetadata:hr'] }));
+  expect(await screen.findByText(/will be refused with 401 for group/)).toBeTruthy();
+  expect(screen.getByRole('heading', { name: `Edit schema of ${group}` })).toBeTruthy();
+  expect(screen.getByRole('textbox', { name: 'Key 2 name' })).toHaveProperty('value', 'owner');
+  await user.click(screen.getByRole('button', { name: 'Review changes' }));
+  // The diff is against the schema the edits started from: only the new key is added.
+  expect([...document.querySelectorAll('.diff li')].map((li) => li.textContent)).toEqual(['+ owner: TEXT']);
+  await user.click(screen.getByRole('button', { name: 'Save schema' }));
+  expect(await screen.findByText(/401/, { selector: '.error' })).toBeTruthy();
+
+  rerender(page(connectionWith(GLOBAL)));
+  await user.click(await screen.findByRole('button', { name: 'Save schema' }));
+  expect(await screen.findByText(`Schema of ${group} saved.`)).toBeTruthy();
+  const saved = await (await fetch(`/rest/api/index/custom-metadata/schema/${group}`, { headers: { Authorization: `Bearer ${GLOBAL}` } })).json();
+  expect(saved.metadataKeys.map((k: { name: string }) => k.name)).toEqual(['title', 'owner']);
+});

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
+import type { MetadataSchema } from '../../contract/metadata';
 import { nameProblem } from '../../contract/names';
 import { GLOBAL_SCOPE, scopesCoverGroup, scopesThatCover } from '../../contract/scopes';
 import { ApiError, notConnected, type ResponseMeta } from '../../lib/api-client';
@@ -75,15 +76,25 @@ function GroupSchema({ group }: { group: string }) {
     else if (query.error instanceof ApiError && query.error.status === 401) recordOutcome(group, 'refused');
   }, [query.isSuccess, query.error, group, recordOutcome]);
 
-  // A different profile or token is a different answer: never keep the editor of another.
+  // Another server (mode and target) is another schema: the editor of one is never kept for
+  // another. Another token for the same server keeps the edits: pasting a token lost them,
+  // and the save then says what that token may do (a 401 names the scope).
   const identity = connectionKey(connection).join(' ');
-  const [editingFor, setEditingFor] = useState(identity);
-  if (editingFor !== identity) {
-    setEditingFor(identity);
-    setEditing(false);
+  const server = `${connection.mode} ${connection.target}`;
+  const [editingFor, setEditingFor] = useState({ identity, server });
+  if (editingFor.identity !== identity) {
+    setEditingFor({ identity, server });
+    if (editingFor.server !== server) setEditing(false);
     setConfirmDelete(false);
     setNotice(null);
   }
+  // The schema the edits started from: its diff and its Save stay, when another token cannot read it.
+  const [editedFrom, setEditedFrom] = useState<MetadataSchema | undefined>(undefined);
+  const startEditing = () => {
+    setNotice(null);
+    setEditedFrom(query.isSuccess ? query.data.data : undefined);
+    setEditing(true);
+  };
 
   const [one] = scopesThatCover(group);
   return (
@@ -138,7 +149,7 @@ function GroupSchema({ group }: { group: string }) {
           group={group}
           statedScopes={connection.scopes}
           tokenSent={connection.token !== undefined}
-          onCreate={() => setEditing(true)}
+          onCreate={startEditing}
           onRetry={() => undefined}
         />
       )}
@@ -148,10 +159,7 @@ function GroupSchema({ group }: { group: string }) {
           group={group}
           statedScopes={connection.scopes}
           tokenSent={connection.token !== undefined}
-          onCreate={() => {
-            setNotice(null);
-            setEditing(true);
-          }}
+          onCreate={startEditing}
           onRetry={() => void query.refetch()}
         />
       )}
@@ -159,13 +167,7 @@ function GroupSchema({ group }: { group: string }) {
         <>
           <SchemaView response={query.data} group={group} />
           <div className="toolbar">
-            <button
-              type="button"
-              onClick={() => {
-                setNotice(null);
-                setEditing(true);
-              }}
-            >
+            <button type="button" onClick={startEditing}>
               Edit schema
             </button>
             {!confirmDelete ? (
@@ -224,10 +226,10 @@ function GroupSchema({ group }: { group: string }) {
         <SchemaEditor
           connection={connection}
           group={group}
-          stored={query.isSuccess ? query.data.data : undefined}
+          stored={query.isSuccess ? query.data.data : editedFrom}
           onDone={(answer) => {
             setEditing(false);
-            if (answer) setNotice({ text: `Schema of ${group} ${query.isSuccess ? 'saved' : 'created'}.`, answer });
+            if (answer) setNotice({ text: `Schema of ${group} ${query.isSuccess || editedFrom ? 'saved' : 'created'}.`, answer });
           }}
         />
       )}
