@@ -59,6 +59,43 @@ test.describe('on a phone (390×844)', () => {
   });
 });
 
+/** The control that has focus, when the Run bar fixed at the screen's bottom covers part of it. */
+const focusUnderTheBar = `(() => {
+  const el = document.activeElement;
+  const bar = document.querySelector('.response-head');
+  if (!el || el === document.body || !bar || bar.contains(el)) return null;
+  const r = el.getBoundingClientRect();
+  const b = bar.getBoundingClientRect();
+  // One taller than the room above the bar shows its start there; any other shows whole.
+  const fits = r.height <= b.top;
+  if (r.height === 0 || (fits ? r.bottom <= b.top + 1 : r.top >= -2 && r.top < b.top - 20)) return null;
+  const name = (el.getAttribute('aria-label') || el.textContent || el.tagName).trim().slice(0, 40);
+  return name + ' spans ' + Math.round(r.top) + ' to ' + Math.round(r.bottom) + ' px, under the bar from ' + Math.round(b.top) + ' px';
+})()`;
+
+test.describe('keyboard on a phone (390×844)', () => {
+  test.use({ viewport: { width: 390, height: 844 } });
+
+  test('the Run bar fixed at the bottom never covers the control that has focus, Tab after Tab, beside a paused durable run', async ({ page, connection, runs }) => {
+    await page.goto('/connection');
+    await connection.setToken(AGENT_TOKENS.agents);
+    await page.goto('/runs/expense-filer');
+    await runs.answerBy('durable');
+    await runs.writeMessage('File my expenses');
+    await runs.run.click();
+    // The bar is at its tallest while it says the run waits for a decision.
+    await expect(page.getByRole('status', { name: 'Run state' })).toHaveText('Waiting for your approval', { timeout: 15_000 });
+    await page.getByRole('button', { name: 'Go to the approval' }).click();
+    const covered: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      await page.keyboard.press('Tab');
+      const under = await page.evaluate<string | null>(focusUnderTheBar);
+      if (under) covered.push(under);
+    }
+    expect(covered).toEqual([]);
+  });
+});
+
 /**
  * Whether each select in the editor is wide enough for its chosen option's text (with its padding
  * and arrow), measured in the select's own font: false for a type cut to "PICKL".
