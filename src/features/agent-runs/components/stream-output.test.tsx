@@ -100,3 +100,15 @@ it('shows no progress for a run that names no count', () => {
   expect(screen.queryByRole('progressbar')).toBeNull();
   expect(screen.queryByText(/ of \d+ events/)).toBeNull();
 });
+
+it('the figures over the transcript write their milliseconds alike: "3,148 ms" to the first event beside "3,466 ms" in all', () => {
+  const log = new StreamLog('platform', 0);
+  log.open({ method: 'POST', url: '/api/agents/echo-assistant/runs', status: 200, durationMs: 3, headers: [], receivedAt: 0 });
+  log.event({ id: '1', event: 'message', data: msg('late') }, 3_148);
+  log.finish();
+  render(<StreamOutput log={log} state={done} durationMs={3_466} />);
+  const figures = screen.getByText('First event', { selector: 'dt' }).closest('dl')!;
+  const figure = (name: string) => within(figures).getByText(name, { selector: 'dt' }).nextElementSibling?.textContent;
+  expect(figure('First event')).toBe('3,148 ms');
+  expect(figure('Duration')).toBe('3,466 ms');
+});

@@ -34,7 +34,7 @@ export function StreamOutput({ log, state, durationMs, expectedEvents }: { log: 
         </div>
         <div>
           <dt>First event</dt>
-          <dd>{log.firstEventMs === undefined ? '–' : `${log.firstEventMs} ms`}</dd>
+          <dd>{log.firstEventMs === undefined ? '–' : `${formatCount(log.firstEventMs)} ms`}</dd>
         </div>
         <div>
           <dt>Duration</dt>
