@@ -233,3 +233,40 @@ it('another token for the same server keeps the schema being edited: its save is
   const saved = await (await fetch(`/rest/api/index/custom-metadata/schema/${group}`, { headers: { Authorization: `Bearer ${GLOBAL}` } })).json();
   expect(saved.metadataKeys.map((k: { name: string }) => k.name)).toEqual(['title', 'owner']);
 });
+
+it('a schema saved with another token of the same server shows as saved when the first token is pasted back', async () => {
+  const EVERYTHING = 'sandbox-everything-7e2a5c8d1b4f9063';
+  const group = newGroup();
+  await putSchema(group);
+  const user = userEvent.setup();
+  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+  const page = (connection: ActiveConnection) => (
+    <StrictMode>
+      <QueryClientProvider client={client}>
+        <ConnectionContext.Provider value={connection}>
+          <MemoryRouter initialEntries={[`/schemas/${group}`]}>
+            <Routes>
+              <Route path="/schemas/:group" element={<SchemasPage />} />
+            </Routes>
+          </MemoryRouter>
+        </ConnectionContext.Provider>
+      </QueryClientProvider>
+    </StrictMode>
+  );
+  const { rerender } = render(page(connectionWith(GLOBAL)));
+  await user.click(await screen.findByRole('button', { name: 'Edit schema' }));
+  await user.click(screen.getByRole('button', { name: 'Add key' }));
+  await user.type(screen.getByRole('textbox', { name: 'Key 2 name' }), 'owner');
+
+  // Another token of the same server, pasted while editing: the edits are kept and saved with it.
+  rerender(page(connectionWith(EVERYTHING)));
+  await user.click(screen.getByRole('button', { name: 'Review changes' }));
+  await user.click(screen.getByRole('button', { name: 'Save schema' }));
+  expect(await screen.findByText(`Schema of ${group} saved.`)).toBeTruthy();
+  await screen.findByRole('cell', { name: 'owner' });
+
+  // The first token pasted back: the same server's schema, which now has the key just saved.
+  rerender(page(connectionWith(GLOBAL)));
+  const table = await screen.findByRole('table', { name: `Keys of group ${group}` });
+  await waitFor(() => expect(within(table).queryByRole('cell', { name: 'owner' })).not.toBeNull(), { timeout: 3000 });
+});

@@ -67,17 +67,24 @@ describe('schema query', () => {
   });
 });
 
-it('a save answered after a profile switch refreshes the schema of the profile that saved it, not the one on screen by then', async () => {
+it('a save answered after a profile switch refreshes the schema on the server that saved it (every token\u2019s copy), not on the one on screen by then', async () => {
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-  const other = { ...connection, fingerprint: 'another-profile' };
+  const other = { ...connection, mode: 'direct' as const, target: 'https://other.example', fingerprint: 'another-profile' };
   const saver = schemaQueryOptions(connection, 'switched').queryKey;
+  const sameServer = schemaQueryOptions({ ...connection, fingerprint: 'another-token' }, 'switched').queryKey;
   const onScreen = schemaQueryOptions(other, 'switched').queryKey;
+  const otherGroup = schemaQueryOptions(connection, 'unrelated').queryKey;
   // Only whether each entry is invalidated matters, not what it holds.
   const held = (kept: string) => ({ kept }) as unknown as SchemaResponse;
   client.setQueryData(saver, held('before the save'));
+  client.setQueryData(sameServer, held('read with another token'));
   client.setQueryData(onScreen, held('the other profile'));
+  client.setQueryData(otherGroup, held('another group'));
   const wrapper = ({ children }: { children: ReactNode }) => <QueryClientProvider client={client}>{children}</QueryClientProvider>;
-  const { result, rerender } = renderHook(({ c }) => useSaveSchema(c, 'switched'), { wrapper, initialProps: { c: connection } });
+  const { result, rerender } = renderHook(({ c }: { c: Parameters<typeof useSaveSchema>[0] }) => useSaveSchema(c, 'switched'), {
+    wrapper,
+    initialProps: { c: connection as Parameters<typeof useSaveSchema>[0] },
+  });
   let saved!: Promise<unknown>;
   act(() => {
     saved = result.current.mutateAsync({ metadataKeys: [{ name: 'a', propertyType: 'TEXT' }] });
@@ -86,5 +93,7 @@ it('a save answered after a profile switch refreshes the schema of the profile t
   rerender({ c: other });
   await act(() => saved);
   expect(client.getQueryState(saver)?.isInvalidated).toBe(true);
+  expect(client.getQueryState(sameServer)?.isInvalidated).toBe(true);
   expect(client.getQueryState(onScreen)?.isInvalidated).toBe(false);
+  expect(client.getQueryState(otherGroup)?.isInvalidated).toBe(false);
 });

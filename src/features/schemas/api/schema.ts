@@ -36,14 +36,25 @@ export function useSchema(connection: KeyedConnection, group: string, enabled: b
   return useQuery({ ...options, enabled: enabled && options.enabled });
 }
 
+/**
+ * Every cached copy of `group`'s schema on the server `c` talks to (its mode and target),
+ * whatever token read it: a change saved with one token is stale under every other, and an
+ * edit started from such a copy would save the change away.
+ */
+function sameServerSchema(c: ConnectionIdentity, group: string): (query: { queryKey: readonly unknown[] }) => boolean {
+  const mine = schemaKeys.detail(c, group);
+  return ({ queryKey: k }) =>
+    k.length === mine.length && k[0] === mine[0] && k[1] === mine[1] && k[2] === mine[2] && k.slice(4).every((part, i) => part === mine[4 + i]);
+}
+
 export function useSaveSchema(connection: KeyedConnection, group: string) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (schema: MetadataSchema) => apiRequest<unknown>(connection, schemaPath(group), { method: 'PUT', body: schema }),
-    // The key is taken when the save is called: an answer after a profile switch refreshes the
-    // schema of the profile that saved it, not the one on screen by then.
-    onMutate: () => ({ key: schemaQueryOptions(connection, group).queryKey }),
-    onSuccess: (_answer, _schema, sent) => queryClient.invalidateQueries({ queryKey: sent.key }),
+    // What it acts on is taken when the save is called: an answer after a profile switch
+    // refreshes the schema on the server that saved it, not on the one on screen by then.
+    onMutate: () => ({ stale: sameServerSchema(connection, group) }),
+    onSuccess: (_answer, _schema, sent) => queryClient.invalidateQueries({ predicate: sent.stale }),
   });
 }
 
@@ -51,8 +62,8 @@ export function useDeleteSchema(connection: KeyedConnection, group: string) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: () => apiRequest<unknown>(connection, schemaPath(group), { method: 'DELETE' }),
-    onMutate: () => ({ key: schemaQueryOptions(connection, group).queryKey }),
-    onSuccess: (_answer, _none, sent) => queryClient.invalidateQueries({ queryKey: sent.key }),
+    onMutate: () => ({ stale: sameServerSchema(connection, group) }),
+    onSuccess: (_answer, _none, sent) => queryClient.invalidateQueries({ predicate: sent.stale }),
   });
 }
 
