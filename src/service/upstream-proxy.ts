@@ -197,7 +197,9 @@ async function forward(
   const onClose = () => abort.abort();
   res.once('close', onClose);
   const origin = new URL(target).origin;
-  const badGateway = (detail: string) => sendRefusal(res, apiPath, { ...REFUSALS.badGateway, detail }, headers);
+  // A body the upstream never took is still on the connection: the 502 closes it, or the
+  // client's next request there would be read as the rest of that body and never answered.
+  const badGateway = (detail: string) => sendRefusal(res, apiPath, { ...REFUSALS.badGateway, detail }, headers, !req.complete);
   const requestHeaders = new Headers();
   for (const name of FORWARDED_REQUEST_HEADERS) {
     const v = req.headers[name];
