@@ -75,6 +75,13 @@ describe('the reference service: Expect: 100-continue changes no answer but the 
     expect(withExpect.status).toBe(without.status);
   });
 
+  it('an absolute-form target (PUT http://localhost/rest/...) over the limit is refused before its body too, no 100 Continue', async () => {
+    const head = `PUT http://localhost/rest/api/index/custom-metadata/schema/sales HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${TOKENS.global}\r\nContent-Type: application/json\r\n\r\n`;
+    const answer = await exchange(port, head, true);
+    expect(answer.status).toBe(413);
+    expect(answer.sent100).toBe(false);
+  });
+
   it('a run POST refused 413 before its body came is in /sandbox/runs, as the same POST without Expect is ("every run POST that arrived, refused ones included")', async () => {
     const head = `POST /rest/api/v1/agents/runs/stream HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${TOKENS.agents}\r\nContent-Type: application/json\r\n\r\n`;
     const log = async () => {
