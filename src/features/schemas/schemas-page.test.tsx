@@ -46,12 +46,12 @@ function connectionWith(token: string): ActiveConnection {
   };
 }
 
-function renderSchemas(group: string, token = GLOBAL) {
-  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-  return render(
+/** The schemas page of `group` as the app mounts it, with `connection`; rendered again with another to switch tokens. */
+function schemasPage(group: string, client: QueryClient, connection: ActiveConnection) {
+  return (
     <StrictMode>
       <QueryClientProvider client={client}>
-        <ConnectionContext.Provider value={connectionWith(token)}>
+        <ConnectionContext.Provider value={connection}>
           <MemoryRouter initialEntries={[`/schemas/${group}`]}>
             <Routes>
               <Route path="/schemas/:group" element={<SchemasPage />} />
@@ -59,8 +59,21 @@ function renderSchemas(group: string, token = GLOBAL) {
           </MemoryRouter>
         </ConnectionContext.Provider>
       </QueryClientProvider>
-    </StrictMode>,
+    </StrictMode>
   );
+}
+
+const newClient = () => new QueryClient({ defaultOptions: { queries: { retry: false } } });
+
+function renderSchemas(group: string, token = GLOBAL) {
+  return render(schemasPage(group, newClient(), connectionWith(token)));
+}
+
+/** Opens the editor of a one-key schema and adds a second key named `name`. */
+async function editAddingKey(user: ReturnType<typeof userEvent.setup>, name: string) {
+  await user.click(await screen.findByRole('button', { name: 'Edit schema' }));
+  await user.click(screen.getByRole('button', { name: 'Add key' }));
+  await user.type(screen.getByRole('textbox', { name: 'Key 2 name' }), name);
 }
 
 async function putSchema(group: string) {
@@ -112,9 +125,7 @@ it('saving an edited schema moves focus to the confirmation, not to the page bod
   await putSchema(group);
   const user = userEvent.setup();
   renderSchemas(group);
-  await user.click(await screen.findByRole('button', { name: 'Edit schema' }));
-  await user.click(screen.getByRole('button', { name: 'Add key' }));
-  await user.type(screen.getByRole('textbox', { name: 'Key 2 name' }), 'owner');
+  await editAddingKey(user, 'owner');
   await user.click(screen.getByRole('button', { name: 'Review changes' }));
   await user.click(screen.getByRole('button', { name: 'Save schema' }));
 
@@ -197,24 +208,10 @@ it('another token for the same server keeps the schema being edited: its save is
   const group = newGroup();
   await putSchema(group);
   const user = userEvent.setup();
-  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-  const page = (connection: ActiveConnection) => (
-    <StrictMode>
-      <QueryClientProvider client={client}>
-        <ConnectionContext.Provider value={connection}>
-          <MemoryRouter initialEntries={[`/schemas/${group}`]}>
-            <Routes>
-              <Route path="/schemas/:group" element={<SchemasPage />} />
-            </Routes>
-          </MemoryRouter>
-        </ConnectionContext.Provider>
-      </QueryClientProvider>
-    </StrictMode>
-  );
+  const client = newClient();
+  const page = (connection: ActiveConnection) => schemasPage(group, client, connection);
   const { rerender } = render(page(connectionWith(GLOBAL)));
-  await user.click(await screen.findByRole('button', { name: 'Edit schema' }));
-  await user.click(screen.getByRole('button', { name: 'Add key' }));
-  await user.type(screen.getByRole('textbox', { name: 'Key 2 name' }), 'owner');
+  await editAddingKey(user, 'owner');
 
   // A token whose scope is another group's, pasted into the same profile.
   rerender(page({ ...connectionWith(HR), scopes: ['custommetadata:hr'] }));
@@ -239,24 +236,10 @@ it('a schema saved with another token of the same server shows as saved when the
   const group = newGroup();
   await putSchema(group);
   const user = userEvent.setup();
-  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-  const page = (connection: ActiveConnection) => (
-    <StrictMode>
-      <QueryClientProvider client={client}>
-        <ConnectionContext.Provider value={connection}>
-          <MemoryRouter initialEntries={[`/schemas/${group}`]}>
-            <Routes>
-              <Route path="/schemas/:group" element={<SchemasPage />} />
-            </Routes>
-          </MemoryRouter>
-        </ConnectionContext.Provider>
-      </QueryClientProvider>
-    </StrictMode>
-  );
+  const client = newClient();
+  const page = (connection: ActiveConnection) => schemasPage(group, client, connection);
   const { rerender } = render(page(connectionWith(GLOBAL)));
-  await user.click(await screen.findByRole('button', { name: 'Edit schema' }));
-  await user.click(screen.getByRole('button', { name: 'Add key' }));
-  await user.type(screen.getByRole('textbox', { name: 'Key 2 name' }), 'owner');
+  await editAddingKey(user, 'owner');
 
   // Another token of the same server, pasted while editing: the edits are kept and saved with it.
   rerender(page(connectionWith(EVERYTHING)));
