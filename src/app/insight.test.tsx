@@ -8,7 +8,7 @@ import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { wipeHistory } from '../features/agent-runs/model/history';
 import { servicePosts } from '../test-support/reference-service';
-import { DEMO, freshBrowser, renderConsole, settleConsole, startRun } from './test-console';
+import { DEMO, freshBrowser, renderConsole, runOnBoth, settleConsole, startRun } from './test-console';
 
 beforeEach(async () => {
   await wipeHistory();
@@ -38,8 +38,7 @@ it('the legacy banner runs the same input on both APIs, one POST each, shown liv
   await user.click(await screen.findByRole('radio', { name: /Legacy/ }));
   await user.type(await screen.findByLabelText('Message 1 text'), 'A story, twice');
   const before = (await servicePosts()).length;
-  await user.click(screen.getByRole('button', { name: 'Compare with the replacement (runs both)' }));
-  await screen.findByRole('heading', { level: 1, name: 'Compare two runs' });
+  await runOnBoth(user, 'Compare with the replacement (runs both)');
   await waitFor(() => expect(within(verdict()).getByRole('button', { name: 'Stop both' })).toBeTruthy());
   // Both stream at once: each side's answer grows before either ends.
   await waitFor(() => {

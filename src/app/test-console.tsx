@@ -78,16 +78,17 @@ export function screenSummary(): string {
 }
 
 /**
- * Clicks "Run on both" (open, its target chosen) and waits for the comparison's page. A click on
- * a disabled button does nothing, silently: it must be enabled, else the test says why not.
+ * Clicks "Run on both" (open, its target chosen), or the legacy banner's button named `name`, and
+ * waits for the comparison's page. A click on a disabled button does nothing, silently: it must be
+ * enabled, else the test says why not.
  */
-export async function runOnBoth(user: { click(element: Element): Promise<void> }): Promise<void> {
+export async function runOnBoth(user: { click(element: Element): Promise<void> }, name = 'Run on both'): Promise<void> {
   // Waited for, not read once: what the page is still loading (the agent's tools, say) may hold it back a moment.
   await waitFor(() => {
-    const button = screen.getByRole('button', { name: 'Run on both' });
-    expect(button.hasAttribute('disabled'), `Run on both is disabled: ${button.parentElement?.textContent}`).toBe(false);
+    const button = screen.getByRole('button', { name });
+    expect(button.hasAttribute('disabled'), `${name} is disabled: ${button.parentElement?.textContent}`).toBe(false);
   });
-  await user.click(screen.getByRole('button', { name: 'Run on both' }));
+  await user.click(screen.getByRole('button', { name }));
   try {
     await screen.findByRole('heading', { level: 1, name: 'Compare two runs' }, { timeout: 30_000 });
   } catch {

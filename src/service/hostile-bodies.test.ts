@@ -115,15 +115,27 @@ describe('a body at the 1 MB limit', { timeout: 60_000 }, () => {
   test.each(NAMES)('%s → a small 4xx in its family format, while another client\'s schema GET is answered', async (_name, i) => {
     const h = bodies[i]!;
     expect(Buffer.byteLength(h.body)).toBeLessThanOrEqual(MAX_BODY_BYTES);
-    const m = await whileGetting(h.method, h.path, h.body, h.token);
-    const parse = parseMs(h.body);
+    // A burst of load from the other test files can land on one measurement and not on the parse
+    // timed beside it. A handler that costs hundreds of parses misses the bound every time, so the
+    // case is measured up to three times and the best attempt is held to it.
+    const attempts: { m: Measured; parse: number }[] = [];
+    for (let i = 0; i < 3; i++) {
+      const before = parseMs(h.body);
+      const m = await whileGetting(h.method, h.path, h.body, h.token);
+      const parse = Math.max(before, parseMs(h.body));
+      attempts.push({ m, parse });
+      if (m.getMaxMs < Math.max(GET_ASSERT_MS, PARSES * parse)) break;
+    }
+    const { m, parse } = attempts.at(-1)!;
     const a = m.answer;
     expect({ status: a.status, text: a.text.slice(0, 300) }).toMatchObject({ status: h.status });
     expect(a.text.length).toBeLessThan(MAX_ANSWER_BYTES);
     expect(m.getsDuring).toBeGreaterThan(0);
     expect(
       m.getMaxMs,
-      `the slowest schema GET while the body was handled (target ${GET_TARGET_MS} ms; the body took ${Math.round(m.ms)} ms; JSON.parse of it here ${Math.round(parse)} ms)`,
+      `the slowest schema GET while the body was handled, in each of ${attempts.length} attempts (target ${GET_TARGET_MS} ms): ${attempts
+        .map((t) => `${Math.round(t.m.getMaxMs)} ms while the body took ${Math.round(t.m.ms)} ms and JSON.parse of it here ${Math.round(t.parse)} ms`)
+        .join('; ')}`,
     ).toBeLessThan(Math.max(GET_ASSERT_MS, PARSES * parse));
     if (h.family === 'platform') {
       expect(a.contentType).toMatch(/^application\/problem\+json/);
