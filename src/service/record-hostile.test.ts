@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import { lastRecordingNumber } from './recorder.ts';
 import type { Recording } from './recording.ts';
 import { TOKENS } from './test-http.ts';
 import { startCli, type CliProcess } from './test-support/cli-process.ts';
@@ -67,3 +68,10 @@ test('a body nested 100,000 deep, sent or answered, is recorded as its text and 
   expect(second!.response.bodyText).toBe(deep);
   expect((await fetch(`${console_.url}/sandbox/info`)).status).toBe(200);
 }, 120_000);
+
+test('a recording directory of 200,000 files numbers on from its highest recording (spread into Math.max, the names threw)', () => {
+  const names = Array.from({ length: 200_000 }, (_, i) => `${i + 1}-POST-rest-api-v1-agents-runs.json`);
+  names.push('notes.txt', '999999-GET-x.json.tmp', '250000-GET-rest-api-index-custom-metadata-schema-sales.json');
+  expect(lastRecordingNumber(names)).toBe(250_000);
+  expect(lastRecordingNumber(['README.md'])).toBe(0);
+});
