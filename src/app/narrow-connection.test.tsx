@@ -4,7 +4,7 @@ import { cleanup, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeAll, expect, it } from 'vitest';
 import { page } from 'vitest/browser';
-import { renderConsole } from './test-console';
+import { freshBrowser, renderConsole } from './test-console';
 
 beforeAll(async () => {
   await page.viewport(390, 844);
@@ -61,4 +61,21 @@ it('the connection summary, opened, closes when the user navigates, by the navig
   expect(details.open).toBe(false);
   // The link that navigated is hidden now: focus is on the summary, where the keyboard left off.
   expect(document.activeElement).toBe(panel.querySelector('summary'));
+});
+
+it('the connection summary names the token’s stated scopes, and none once the token is cleared', async () => {
+  const user = userEvent.setup();
+  freshBrowser('a-pasted-token', {
+    profiles: [{ id: 'reference', label: 'Reference service', mode: 'same-origin', target: '', scopes: ['custommetadata:sales'], remember: false, outcomes: {} }],
+    activeId: 'reference',
+    screenShare: false,
+  });
+  renderConsole('/runs');
+  const panel = screen.getByRole('complementary', { name: 'Connection' });
+  const summary = panel.querySelector('summary')!;
+  expect(summary.textContent).toMatch(/custommetadata:sales/);
+  await user.click(within(panel).getByText('Connection', { selector: '.summary-title' }));
+  await user.click(within(panel).getByRole('button', { name: 'Clear' }));
+  expect(summary.textContent).toMatch(/token \(none\)$/);
+  expect(summary.textContent).not.toMatch(/custommetadata|scopes/);
 });

@@ -70,7 +70,9 @@ export function ConnectionPanel() {
       <details ref={details} open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
         <summary>
           <span className="summary-title">Connection</span> <strong>{active.label}</strong> · {targetText(active)} · token{' '}
-          <code>{maskToken(token, state.screenShare, demos)}</code> · {active.scopes.length ? active.scopes.join(' ') : 'scopes not stated'}
+          <code>{maskToken(token, state.screenShare, demos)}</code>
+          {/* Scopes are a token's: with none pasted, the ones stated for the last would mislead. */}
+          {token && <> · {active.scopes.length ? active.scopes.join(' ') : 'scopes not stated'}</>}
         </summary>
         <div className="summary-body">{body}</div>
       </details>
