@@ -28,12 +28,12 @@ const SCHEMA: JsonSchema = {
   required: ['title', 'region'],
 };
 
-function Harness({ schema, onRun, agentId = 'test-agent' }: { schema: JsonSchema; onRun(p: RunParts): void; agentId?: string }) {
+function Harness({ schema, onRun, agentId = 'test-agent', takesMessages = false }: { schema: JsonSchema; onRun(p: RunParts): void; agentId?: string; takesMessages?: boolean }) {
   const formId = useId();
   const fields = useMemo(() => fieldsOf(schema), [schema]);
   return (
     <>
-      <RunForm formId={formId} agentId={agentId} schema={schema} fields={fields} takesMessages={false} refusal={undefined} onRun={onRun} />
+      <RunForm formId={formId} agentId={agentId} schema={schema} fields={fields} takesMessages={takesMessages} refusal={undefined} onRun={onRun} />
       <button type="submit" form={formId}>
         Run
       </button>
@@ -110,4 +110,20 @@ it('keeps typed values for the agent across a remount (a reload), and not for an
   again.unmount();
   render(<Harness schema={SCHEMA} agentId="another-agent" onRun={() => undefined} />);
   expect(screen.getByRole<HTMLInputElement>('textbox', { name: /^Title/ }).value).toBe('');
+});
+
+it('Run with no message written sends nothing and takes focus to the first message, which names the problem; written, it runs', async () => {
+  const user = userEvent.setup();
+  const onRun = vi.fn();
+  render(<Harness schema={{ type: 'object', properties: {} }} onRun={onRun} agentId="messages-agent" takesMessages />);
+  await user.click(screen.getByRole('button', { name: 'Run' }));
+  const first = screen.getByRole('textbox', { name: 'Message 1 text' });
+  expect(onRun).not.toHaveBeenCalled();
+  expect(document.activeElement).toBe(first);
+  expect(first.getAttribute('aria-invalid')).toBe('true');
+  expect(document.getElementById(first.getAttribute('aria-describedby')!)?.textContent).toBe('Write at least one message.');
+  await user.type(first, 'hello');
+  await user.click(screen.getByRole('button', { name: 'Run' }));
+  expect(onRun).toHaveBeenCalledTimes(1);
+  expect(first.hasAttribute('aria-invalid')).toBe(false);
 });

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, type ReactNode } from 'react';
-import { FormProvider, useForm } from 'react-hook-form';
+import { FormProvider, useForm, type FieldErrors } from 'react-hook-form';
 import type { JsonSchema } from '../../../contract/agents';
 import { isProblemDetail } from '../../../contract/problem';
 import type { ApiError } from '../../../lib/api-client';
@@ -67,9 +67,15 @@ export function RunForm({ formId, agentId, schema, fields, takesMessages, refusa
   }, [refusal, form]);
 
   const schemaError = form.formState.errors.root?.[SCHEMA_ERROR]?.message;
+  // A field's error focuses that field (react-hook-form); the messages' own (none written) has
+  // no field, so focus goes to the first message, beside it: the Run button may sit in another
+  // column or under the fold, and a click that seemed to do nothing left the user guessing.
+  const focusMessagesProblem = (errors: FieldErrors<RunFormValues>) => {
+    if (errors.messages?.root && !errors.input) form.setFocus('messages.0.text');
+  };
   return (
     <FormProvider {...form}>
-      <form id={formId} aria-labelledby={`${formId}-heading`} onSubmit={form.handleSubmit((v, e) => onRun(runParts(v, fields, takesMessages), (e?.nativeEvent as SubmitEvent | undefined)?.submitter ?? null))} noValidate>
+      <form id={formId} aria-labelledby={`${formId}-heading`} onSubmit={form.handleSubmit((v, e) => onRun(runParts(v, fields, takesMessages), (e?.nativeEvent as SubmitEvent | undefined)?.submitter ?? null), focusMessagesProblem)} noValidate>
         <h2 id={`${formId}-heading`}>Input</h2>
         {fields.length > 0 && (
           <>
