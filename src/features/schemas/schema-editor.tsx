@@ -1,4 +1,4 @@
-import { useId, useState, type ReactNode } from 'react';
+import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
 import { set, useFieldArray, useForm, useWatch, type Control, type FieldErrors, type Resolver, type UseFormRegister } from 'react-hook-form';
 import { CodeSnippets } from '../../components/code-snippets';
 import { TableScroll } from '../../components/table-scroll';
@@ -94,12 +94,26 @@ export function SchemaEditor({ connection, group, stored, onDone }: {
   const ids = useId();
   const cards = useMediaQuery(KEY_CARDS);
   const controlsOf = (i: number) => keyControls(i, ids, form.register, errors.keys?.[i]?.name?.message, () => remove(i));
+  // The button pressed (Review changes, Back to editing) goes away with its view: focus goes to
+  // the review's heading, or back to Review changes, not to the top of the page.
+  const reviewHeading = useRef<HTMLHeadingElement>(null);
+  const reviewButton = useRef<HTMLButtonElement>(null);
+  const [switchedView, setSwitchedView] = useState(false);
+  useEffect(() => {
+    if (switchedView) (review ? reviewHeading : reviewButton).current?.focus();
+  }, [review, switchedView]);
+  const showReview = (next: MetadataSchema | null) => {
+    setSwitchedView(true);
+    setReview(next);
+  };
 
   if (review) {
     const diff = diffSchemas(stored, review);
     return (
       <section className="panel" aria-labelledby="review-heading">
-        <h3 id="review-heading">Review changes to {group}</h3>
+        <h3 id="review-heading" ref={reviewHeading} tabIndex={-1}>
+          Review changes to {group}
+        </h3>
         {isEmptyDiff(diff) ? (
           <p>No changes against the stored schema.</p>
         ) : (
@@ -132,7 +146,7 @@ export function SchemaEditor({ connection, group, stored, onDone }: {
           <button type="button" disabled={save.isPending} onClick={() => save.mutate(review, { onSuccess: (answer) => onDone(answer) })}>
             {save.isPending ? 'Saving…' : stored ? 'Save schema' : 'Create schema'}
           </button>
-          <button type="button" onClick={() => setReview(null)}>
+          <button type="button" onClick={() => showReview(null)}>
             Back to editing
           </button>
         </div>
@@ -142,7 +156,7 @@ export function SchemaEditor({ connection, group, stored, onDone }: {
   }
 
   return (
-    <form className="panel" aria-labelledby="editor-heading" onSubmit={form.handleSubmit((v) => setReview(toSchema(v)))} noValidate>
+    <form className="panel" aria-labelledby="editor-heading" onSubmit={form.handleSubmit((v) => showReview(toSchema(v)))} noValidate>
       <h3 id="editor-heading">{stored ? `Edit schema of ${group}` : `New schema for ${group}`}</h3>
       <p className="hint">
         At most {MAX_KEYS_PER_GROUP} keys. Names: {NAME_RULE}, unique ignoring case.
@@ -208,7 +222,9 @@ export function SchemaEditor({ connection, group, stored, onDone }: {
         <button type="button" onClick={() => append({ name: '', propertyType: 'TEXT', skipIndexing: false })} disabled={fields.length >= MAX_KEYS_PER_GROUP}>
           Add key
         </button>
-        <button type="submit">Review changes</button>
+        <button type="submit" ref={reviewButton}>
+          Review changes
+        </button>
         <button type="button" onClick={() => onDone(null)}>
           Cancel
         </button>

@@ -136,6 +136,27 @@ it('saving an edited schema moves focus to the confirmation, not to the page bod
   expect(summaryIn(box)).toMatch(SUMMARY(200));
 });
 
+it('Review changes by keyboard takes focus to the review, and Back to editing to Review changes, never to the page body', async () => {
+  const group = newGroup();
+  await putSchema(group);
+  const user = userEvent.setup();
+  renderSchemas(group);
+  await editAddingKey(user, 'owner');
+  screen.getByRole('button', { name: 'Review changes' }).focus();
+  await user.keyboard('{Enter}');
+  const heading = await screen.findByRole('heading', { name: `Review changes to ${group}` });
+  expect(document.activeElement).toBe(heading);
+  // The next Tabs go through the review to its Save.
+  await user.tab();
+  expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Save schema' }));
+  await user.tab();
+  expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Back to editing' }));
+  await user.keyboard('{Enter}');
+  expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Review changes' }));
+  // The edits are still there.
+  expect((screen.getByRole('textbox', { name: 'Key 2 name' }) as HTMLInputElement).value).toBe('owner');
+});
+
 it('deleting a schema moves focus to the confirmation, which shows the DELETE answer’s status, time and size', async () => {
   const group = newGroup();
   await putSchema(group);
