@@ -52,3 +52,16 @@ it('a request sent with another profile’s connection (Run on both) records its
   expect(outcomesOf('b')).toEqual({ hr: 'refused' });
   expect(outcomesOf('a')).toEqual({});
 });
+
+it('an answer to a request sent with the profile’s old token is not recorded once its token changed', () => {
+  freshBrowser(DEMO.agents, PROFILES);
+  const { seen, outcomesOf } = renderProvider();
+  // A's schema GET goes out with no token; the user pastes one before it answers.
+  const sender = seen.connection!;
+  act(() => seen.profiles!.setToken('a-pasted-token'));
+  act(() => sender.recordOutcome('Sales', 'refused'));
+  // The 401 was the missing token's: the pasted one has not been refused anything.
+  expect(outcomesOf('a')).toEqual({});
+  act(() => seen.connection!.recordOutcome('Sales', 'ok'));
+  expect(outcomesOf('a')).toEqual({ sales: 'ok' });
+});

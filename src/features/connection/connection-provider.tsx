@@ -50,23 +50,32 @@ export function ConnectionProvider({ children }: { children: ReactNode }) {
 
   // An outcome belongs to the profile whose connection sent the request, not to the one active
   // when the answer arrives: the user may have switched meanwhile, and "Run on both" sends with
-  // a profile that is not active at all. One recorder per profile, so it stays the same function.
+  // a profile that is not active at all. It also belongs to the token that sent it: a new token
+  // starts with no outcomes, and an answer to the old one says nothing about it. So one recorder
+  // per profile and token, stable while both are; once the token changes it records nothing, and
+  // the new token's recorder is a new function, so what reports outcomes reports them again.
   const [recorders] = useState(() => new Map<string, (group: string, outcome: GroupOutcome) => void>());
-  const recorderOf = useCallback((profileId: string) => {
-    let record = recorders.get(profileId);
+  const recorderOf = useCallback((profileId: string, fingerprint: string) => {
+    const key = recorderKey(profileId, fingerprint);
+    let record = recorders.get(key);
     if (!record) {
-      record = (group, outcome) => {
-        const key = group.toLowerCase();
+      const self = (group: string, outcome: GroupOutcome) => {
+        if (recorders.get(key) !== self) return;
+        const k = group.toLowerCase();
         setState((s) => {
           const p = s.profiles.find((x) => x.id === profileId);
-          if (!p || p.outcomes[key] === outcome) return s;
-          return { ...s, profiles: s.profiles.map((x) => (x === p ? { ...x, outcomes: { ...x.outcomes, [key]: outcome } } : x)) };
+          if (!p || p.outcomes[k] === outcome) return s;
+          return { ...s, profiles: s.profiles.map((x) => (x === p ? { ...x, outcomes: { ...x.outcomes, [k]: outcome } } : x)) };
         });
       };
-      recorders.set(profileId, record);
+      record = self;
+      recorders.set(key, record);
     }
     return record;
   }, [recorders]);
+  const forgetRecorders = (profileId: string) => {
+    for (const key of recorders.keys()) if (key.startsWith(recorderKey(profileId, ''))) recorders.delete(key);
+  };
 
   const token = tokens[active.id];
   const api: ProfilesApi = {
@@ -81,7 +90,7 @@ export function ConnectionProvider({ children }: { children: ReactNode }) {
       setTokens((t) => ({ ...t, [profile.id]: newToken }));
     },
     remove: (id) => {
-      recorders.delete(id);
+      forgetRecorders(id);
       tokenStore.set(id, undefined, false);
       setTokens((t) => ({ ...t, [id]: undefined }));
       setState((s) => {
@@ -108,6 +117,7 @@ export function ConnectionProvider({ children }: { children: ReactNode }) {
       setTokens((t) => ({ ...t, [active.id]: clean }));
       // What the groups answered was about the old token; a new one starts with none.
       const fresh = clean !== token;
+      if (fresh) forgetRecorders(active.id);
       if (fresh || keep !== active.remember) {
         setState((s) => ({ ...s, profiles: s.profiles.map((p) => (p.id === active.id ? { ...p, remember: keep, ...(fresh && { outcomes: {} }) } : p)) }));
       }
@@ -128,7 +138,7 @@ export function ConnectionProvider({ children }: { children: ReactNode }) {
       fingerprint: fingerprintOf(profileToken),
       displayBaseUrl: profile.mode === 'same-origin' ? window.location.origin : profile.target,
       outcomes: profile.outcomes,
-      recordOutcome: recorderOf(profile.id),
+      recordOutcome: recorderOf(profile.id, fingerprintOf(profileToken)),
       screenShare: state.screenShare,
     }),
     [recorderOf, state.screenShare],
@@ -152,4 +162,8 @@ export function ConnectionProvider({ children }: { children: ReactNode }) {
       </ConnectionContext.Provider>
     </ProfilesContext.Provider>
   );
+}
+
+function recorderKey(profileId: string, fingerprint: string): string {
+  return `${profileId}\n${fingerprint}`;
 }
