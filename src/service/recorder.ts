@@ -258,6 +258,12 @@ export class Recorder {
     const tmp = join(this.dir, `.${name}.tmp`);
     writeFile(tmp, `${JSON.stringify(recording, null, 2)}\n`)
       .then(() => rename(tmp, path))
+      .then(() => {
+        // Said once per outage, not once per process: the next one must not go unnoticed either.
+        if (!this.warned) return;
+        this.warned = false;
+        console.error(`[record] Writing to ${this.dir} works again (${name}).`);
+      })
       .catch((err: unknown) => {
         if (this.warned) return;
         this.warned = true;
