@@ -39,7 +39,7 @@ export class SchemasPage {
     this.refetch = this.main.getByRole('button', { name: /^(Refetch|Fetching…)$/ });
     this.freshness = this.main.getByText(/^Fetched /);
     this.scopeWarning = this.main.getByRole('alert').filter({ hasText: 'will be refused with 401' });
-    this.sendAnyway = this.main.getByRole('button', { name: 'Send anyway' });
+    this.sendAnyway = this.main.getByRole('button', { name: 'Read the schema anyway (GET)' });
 
     this.editSchema = this.main.getByRole('button', { name: 'Edit schema' });
     this.deleteSchema = this.main.getByRole('button', { name: 'Delete schema' });

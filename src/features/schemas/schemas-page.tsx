@@ -110,7 +110,7 @@ function GroupSchema({ group }: { group: string }) {
           </p>
           {!allowed && (
             <button type="button" onClick={() => setSendAnyway(`${connection.profileId}:${group.toLowerCase()}`)}>
-              Send anyway
+              Read the schema anyway (GET)
             </button>
           )}
         </div>
