@@ -135,6 +135,10 @@ export class ExchangeRecording {
   private parser: EventSourceParser | undefined;
   private decoder: TextDecoder | undefined;
   private eventBytes = 0;
+  /** Bytes fed to the parser since its last whole event: an event that never ends grows here. */
+  private pendingBytes = 0;
+  /** The events stopped being recorded (past the cap): the rest of the stream is only forwarded. */
+  private eventsCut = false;
   private done = false;
 
   constructor(
@@ -161,6 +165,7 @@ export class ExchangeRecording {
       this.decoder = new TextDecoder();
       this.parser = createParser({
         onEvent: (e) => {
+          this.pendingBytes = 0;
           if (this.eventBytes > RECORD_MAX_BODY_BYTES) return;
           this.eventBytes += e.data.length;
           events.push({ atMs: this.at(), ...(e.id !== undefined && { id: e.id }), ...(e.event !== undefined && { event: e.event }), data: e.data });
@@ -170,8 +175,18 @@ export class ExchangeRecording {
   }
 
   responseChunk(chunk: Uint8Array): void {
-    if (this.parser) this.parser.feed(this.decoder!.decode(chunk, { stream: true }));
-    else this.responseBody.add(chunk);
+    if (!this.parser) return this.responseBody.add(chunk);
+    if (this.eventsCut) return;
+    // The parser holds an event until its blank line: one that never comes (endless data lines,
+    // or one line with no end) grew it until a string past V8's limit threw and took the
+    // console's server down. Past the cap the recording stops, marked truncated.
+    this.pendingBytes += chunk.byteLength;
+    if (this.eventBytes + this.pendingBytes > RECORD_MAX_BODY_BYTES) {
+      this.eventsCut = true;
+      this.parser.reset();
+      return;
+    }
+    this.parser.feed(this.decoder!.decode(chunk, { stream: true }));
   }
 
   /** The answer ended (`complete`) or broke off (`broken`): the file is written. Never throws: a recording that cannot be made is said, and the exchange stands. */
@@ -186,7 +201,7 @@ export class ExchangeRecording {
   }
 
   private write(end: 'complete' | 'broken', head: NonNullable<ExchangeRecording['head']>): void {
-    if (this.parser) this.parser.feed(this.decoder!.decode());
+    if (this.parser && !this.eventsCut) this.parser.feed(this.decoder!.decode());
     const secrets = secretsOf(this.req.headers, this.apiPath);
     const kept: Record<string, string> = {};
     for (const name of RECORDED_REQUEST_HEADERS) {
@@ -212,7 +227,7 @@ export class ExchangeRecording {
         endAtMs: this.at(),
         end,
         ...(this.events ? { events: this.events } : bodyField(this.responseBody.text(), headers['content-type'])),
-        ...((this.responseBody.truncated || this.eventBytes > RECORD_MAX_BODY_BYTES) && { truncated: true }),
+        ...((this.responseBody.truncated || this.eventsCut || this.eventBytes > RECORD_MAX_BODY_BYTES) && { truncated: true }),
       },
     };
     this.recorder.write(scrub(recording, secrets));
@@ -227,7 +242,9 @@ export function lastRecordingNumber(names: Iterable<string>): number {
   let last = 0;
   for (const name of names) {
     const n = Number(/^(\d+)-.*\.json$/.exec(name)?.[1] ?? 0);
-    if (n > last) last = n;
+    // A number past 2^53 (a file copied in or made by hand) is not counted on from: adding 1
+    // to it changes nothing, and every new exchange would take the same name.
+    if (n > last && n < Number.MAX_SAFE_INTEGER) last = n;
   }
   return last;
 }
