@@ -16,8 +16,10 @@
  * agent path without agents.run.
  */
 import { Ajv } from 'ajv';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono, type Context } from 'hono';
 import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { scopesAllowAgents, scopesCoverGroup, scopesThatCover, AGENTS_SCOPE } from '../contract/scopes.ts';
 import { authenticate, rateLimit, RateLimiter } from './auth.ts';
@@ -26,7 +28,7 @@ import { noneMatchHits } from './etag.ts';
 import { familyOf, refusalBody, type Family, type Refusal } from './families.ts';
 import { closeAfterTooLarge, MAX_BODY_BYTES, type Env } from './http.ts';
 import { REDACTED, type Recording } from './recording.ts';
-import { sleepUnless, streamSse } from './sse.ts';
+import { breakOffAnswer, sleepUnless, streamSse } from './sse.ts';
 import type { Store } from './store.ts';
 
 /** A recording as the replay matches it. */
@@ -152,14 +154,25 @@ function readRecordingFile(full: string): string {
 }
 
 /**
- * Every `*.json` file of `dir`, checked against docs/recording.schema.json, in name order (the
- * order they were recorded). Throws, naming the file and what is wrong, when one is not a
+ * Recordings' names in the order they were recorded: by their leading number (padded to four
+ * digits only, so "10000-…" sorts before "9999-…" as text), then by name.
+ */
+function byRecordedOrder(a: string, b: string): number {
+  const n = (name: string) => Number(/^(\d+)-/.exec(name)?.[1] ?? Infinity);
+  return n(a) - n(b) || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+/**
+ * Every `*.json` file of `dir`, checked against docs/recording.schema.json, in the order they
+ * were recorded (by their leading number). Throws, naming the file and what is wrong, when one is not a
  * recording, or when there is none.
  */
 export function loadRecordings(dir: string): ReplaySet {
   let names: string[];
   try {
-    names = readdirSync(dir).filter((f) => f.endsWith('.json') && !f.startsWith('.')).sort();
+    names = readdirSync(dir)
+      .filter((f) => f.endsWith('.json') && !f.startsWith('.'))
+      .sort(byRecordedOrder);
   } catch (err) {
     throw new Error(`--replay ${dir}: cannot read the directory (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}).`, { cause: err });
   }
@@ -469,8 +482,36 @@ export function replayRoutes(store: Store, replay: ReplayOptions, options: Repla
     const text = r.body !== undefined ? JSON.stringify(r.body) : (r.bodyText ?? '');
     await sleepUntil(at(r.endAtMs), signal);
     if (r.status === 204 || r.status === 304) return c.body(null, r.status);
+    // An answer the instance broke off, or that was kept only in part, breaks off here too: a
+    // clean end would hand the client under test half a document as a whole answer.
+    if (r.end === 'broken' || r.truncated) return brokenOff(c, r.status, text);
     return c.body(text, r.status as 200);
   }
 
   return app;
+}
+
+/** `text` as a chunked answer with no end: the connection breaks after it. */
+function brokenOff(c: Context<Env>, status: number, text: string): Response {
+  c.res.headers.delete('content-length');
+  c.res.headers.delete('transfer-encoding');
+  const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+  if (outgoing) {
+    const headers: Record<string, string> = {};
+    c.res.headers.forEach((value, name) => (headers[name] = value));
+    c.finalized = true;
+    outgoing.writeHead(status, headers);
+    outgoing.write(text);
+    breakOffAnswer(outgoing);
+    return RESPONSE_ALREADY_SENT;
+  }
+  // In process (no socket): the body errors after its bytes, which a reader sees as a break.
+  const bytes = new TextEncoder().encode(text);
+  const body = new ReadableStream<Uint8Array>({
+    start: (ctrl) => {
+      ctrl.enqueue(bytes);
+      ctrl.error(new Error('The recorded answer broke off here.'));
+    },
+  });
+  return new Response(body, { status, headers: c.res.headers });
 }

@@ -186,29 +186,34 @@ export function streamSseOnNode(
         outgoing.on('close', done);
       }),
     end: () => outgoing.end(),
-    // No terminating chunk: the client sees the body cut off mid-stream. The socket is ended
-    // (FIN after what was written), not destroyed: a reset would throw away events the client
-    // has not read yet, and a slow client would see fewer than were sent. And it is ended a
-    // moment after the last bytes left: a browser that reads the events and the break in one
-    // go reports the break and drops the events with it (Chromium did, for a burst).
-    drop: () => {
-      const socket = outgoing.socket;
-      if (!socket) return;
-      const cut = () => {
-        socket.end();
-        setTimeout(() => socket.destroy(), 5_000).unref();
-      };
-      // Bytes still buffered (the response's, the socket's) are waited for, a few seconds at most.
-      const until = performance.now() + 5_000;
-      const waitWritten = () => {
-        if ((outgoing.writableLength > 0 || socket.writableLength > 0) && !socket.destroyed && performance.now() < until) {
-          setTimeout(waitWritten, 10).unref();
-        } else setTimeout(cut, DROP_AFTER_WRITTEN_MS).unref();
-      };
-      waitWritten();
-    },
+    drop: () => breakOffAnswer(outgoing),
   };
   runSse(transport, controller, options, produce);
+}
+
+/**
+ * Breaks the connection of a chunked answer mid-body, as a failing network would: no
+ * terminating chunk, so the client sees the body cut off. The socket is ended (FIN after what
+ * was written), not destroyed: a reset would throw away bytes the client has not read yet, and
+ * a slow client would see fewer than were sent. And it is ended a moment after the last bytes
+ * left: a browser that reads the events and the break in one go reports the break and drops
+ * the events with it (Chromium did, for a burst).
+ */
+export function breakOffAnswer(outgoing: ServerResponse): void {
+  const socket = outgoing.socket;
+  if (!socket) return;
+  const cut = () => {
+    socket.end();
+    setTimeout(() => socket.destroy(), 5_000).unref();
+  };
+  // Bytes still buffered (the response's, the socket's) are waited for, a few seconds at most.
+  const until = performance.now() + 5_000;
+  const waitWritten = () => {
+    if ((outgoing.writableLength > 0 || socket.writableLength > 0) && !socket.destroyed && performance.now() < until) {
+      setTimeout(waitWritten, 10).unref();
+    } else setTimeout(cut, DROP_AFTER_WRITTEN_MS).unref();
+  };
+  waitWritten();
 }
 
 function runSse(transport: Transport, controller: AbortController, options: SseOptions, produce: (stream: SseStream) => Promise<void>): void {
