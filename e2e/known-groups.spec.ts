@@ -18,6 +18,8 @@ test('the Schemas page lists the groups it knows, with how each last answered, f
   // The pasted demo token stated its scope (custommetadata:sales): warned first, sent when asked.
   await schemas.sendAnyway.click();
   await expect(schemas.error(/^401 Unauthorized/)).toBeVisible();
+  // The connection panel says the group refused this token: then it is kept.
+  await expect(page.getByRole('group', { name: 'Groups seen with this profile' })).toContainText('Refused (401): hr');
   await page.goto('/schemas');
   await expect(list.getByRole('listitem').filter({ hasText: /^sales / })).toHaveText('sales · on the bundled service · last answered');
   await expect(list.getByRole('listitem').filter({ hasText: /^hr / })).toHaveText('hr · on the bundled service · last refused (401)');

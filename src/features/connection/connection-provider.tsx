@@ -1,4 +1,4 @@
-import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { createContext, useCallback, useContext, useLayoutEffect, useMemo, useState, type ReactNode } from 'react';
 import { ConnectionContext, ConnectionsContext, fingerprintOf, type ActiveConnection, type Connections, type GroupOutcome } from '../../lib/connection';
 import { baseUrlOf, loadProfiles, profileProblem, saveProfiles, tokenStore, type Profile, type ProfilesState } from './profiles';
 
@@ -35,7 +35,9 @@ export function ConnectionProvider({ children }: { children: ReactNode }) {
     Object.fromEntries(state.profiles.map((p) => [p.id, tokenStore.get(p.id)])),
   );
 
-  useEffect(() => saveProfiles(state), [state]);
+  // Saved in the commit that shows the change, not in a later task: a page left (or reloaded)
+  // the moment it shows a group's outcome, or a profile's edit, had not always kept it.
+  useLayoutEffect(() => saveProfiles(state), [state]);
 
   const update = useCallback((id: string, patch: Partial<Omit<Profile, 'id'>>) => {
     setState((s) => ({ ...s, profiles: s.profiles.map((p) => (p.id === id ? { ...p, ...patch } : p)) }));
