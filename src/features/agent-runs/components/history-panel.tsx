@@ -7,7 +7,7 @@ import { clearHistory, dismissEviction, exportRun, HISTORY_BYTES_LIMIT, HISTORY_
 import { statusText, statusTone } from '../model/run-machine';
 import { faultOfRequest } from '../model/run-request';
 import type { RunConnection } from '../model/run-store';
-import { lastAt, matches, threadPath, threadsOf, titleOf, type Thread } from '../model/thread';
+import { lastAt, matches, sizeOf, threadPath, threadsOf, titleOf, type Thread } from '../model/thread';
 import { entriesOfFile, parseThreadFile, sizeProblem, threadFileOf } from '../model/thread-file';
 import { goesOn, useEviction, useFigures, useHistory, useItems, useLastClear } from '../model/use-history';
 import { SaveTestCase } from './save-test-case';
@@ -62,7 +62,7 @@ function HistoryRow({ r, thread, connection, unreadable, open, setOpen, onLoad, 
               {titleOf(thread)}
             </Link>{' '}
             <span className="muted">
-              · conversation, {thread.turns.length} {thread.turns.length === 1 ? 'turn' : 'turns'}
+              · conversation, {sizeOf(thread)}
               {r.imported && ` · imported${r.imported.fileName ? ` from ${r.imported.fileName}` : ''}`} · last turn:
             </span>
           </p>

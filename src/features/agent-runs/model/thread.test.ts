@@ -6,6 +6,7 @@ import { StreamLog } from './stream-log';
 import { historyEntryOf, summaryOf, type RunRecord } from './run-record';
 import { initialRunState, runReducer } from './run-machine';
 import {
+  branchCount,
   branchOf,
   editRequest,
   matches,
@@ -15,6 +16,7 @@ import {
   replyRequest,
   retryRequest,
   retryable,
+  sizeOf,
   threadsOf,
   titleOf,
   type Thread,
@@ -87,6 +89,10 @@ describe('a conversation, turn by turn', () => {
     expect(branchOf(thread, t2b)).toMatchObject({ index: 1, count: 2 });
     expect(branchOf(thread, t1)).toMatchObject({ index: 0, count: 1 });
     expect(newestLeafUnder(thread, t2).id).toBe('t3');
+    // History counts every turn, and says they are in two branches (the one on screen has two turns).
+    expect(sizeOf(thread)).toBe('4 turns in 2 branches');
+    expect(sizeOf({ ...thread, turns: [t1, t2, t3] })).toBe('3 turns');
+    expect(sizeOf({ ...thread, turns: [t1] })).toBe('1 turn');
     // Editing the first question starts a branch with no turn before it.
     const e1 = editRequest(t1, 'q1 again', stream);
     expect(e1.body.messages).toEqual([user('q1 again')]);
@@ -95,6 +101,7 @@ describe('a conversation, turn by turn', () => {
     const two: Thread = { ...thread, turns: [...thread.turns, t1b] };
     expect(branchOf(two, t1b)).toMatchObject({ index: 1, count: 2 });
     expect(pathTo(two).map((t) => t.id)).toEqual(['t1b']);
+    expect(branchCount(two)).toBe(3);
   });
 
   it('groups runs into threads, newest first, titled by their first question and searchable', () => {

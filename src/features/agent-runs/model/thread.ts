@@ -189,6 +189,19 @@ export function branchOf(thread: Thread, turn: Turn): { index: number; count: nu
   return { index: siblings.indexOf(turn), count: siblings.length, siblings };
 }
 
+/** How many branches a thread has: its turns that no other turn follows (1 for a straight conversation). */
+export function branchCount(thread: Thread): number {
+  const followed = new Set(thread.turns.map((t) => t.request.thread?.parentId));
+  return thread.turns.filter((t) => !followed.has(t.id)).length;
+}
+
+/** A thread's size in words: "3 turns", or "4 turns in 2 branches" once it has branched. */
+export function sizeOf(thread: Thread): string {
+  const turns = `${thread.turns.length} ${thread.turns.length === 1 ? 'turn' : 'turns'}`;
+  const branches = branchCount(thread);
+  return branches > 1 ? `${turns} in ${branches} branches` : turns;
+}
+
 /** A thread's title: its first question. */
 export function titleOf(thread: Thread): string {
   const first = pathTo(thread, thread.turns[0]?.id)[0];
