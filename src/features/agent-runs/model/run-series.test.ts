@@ -84,8 +84,10 @@ describe('run series', () => {
   it('says the chart in words', () => {
     const v = seriesOf(eventsAt([40, 50, 1_600]), 400, 1_000);
     expect(describeSeries(v, 1_700)).toBe(
-      `3 events, ${formatBytes(30)} in 1.70 s; first event after 40 ms; peak 2 events per second at 0.00 s; 1 silence over 1,000 ms, the longest 1,550 ms before event 3 at 1.60 s.`,
+      `3 events, ${formatBytes(30)} in 1.70 s; first event after 40 ms; peak 2 events per second at 0.04 s; 1 silence over 1,000 ms, the longest 1,550 ms before event 3 at 1.60 s.`,
     );
     expect(describeSeries(seriesOf([]), undefined)).toBe('No event yet.');
+    // A run shorter than a second whose events began late: the peak is when they came.
+    expect(describeSeries(seriesOf(eventsAt([491, 500, 510]), 400, 1_000), 600)).toMatch(/peak \d+ events per second at 0\.49 s;/);
   });
 });

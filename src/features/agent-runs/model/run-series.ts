@@ -140,9 +140,10 @@ export function seriesOf(events: readonly SeriesEvent[], maxPoints = DEFAULT_MAX
 }
 
 /**
- * Peak events per second, and when (the start of its window): the busiest second of the run
- * (or the whole run, when shorter), not the busiest bucket: one event in a 10 ms bucket is not
- * "100 events per second".
+ * Peak events per second, and when (its window's first event, not the window's start: a run
+ * whose events began at 491 ms read "at 0.00 s"): the busiest second of the run (or the whole
+ * run, when shorter), not the busiest bucket: one event in a 10 ms bucket is not "100 events
+ * per second".
  */
 export function peakRate(v: SeriesView): { perSecond: number; atMs: number } | undefined {
   const n = v.counts.length;
@@ -156,7 +157,8 @@ export function peakRate(v: SeriesView): { perSecond: number; atMs: number } | u
     sum += v.counts[i]! - v.counts[i - width]!;
     if (sum > best) [best, at] = [sum, i - width + 1];
   }
-  return { perSecond: Math.round((best * 1000) / (width * v.bucketMs)), atMs: at * v.bucketMs };
+  while (at < n - 1 && v.counts[at] === 0) at++;
+  return { perSecond: Math.round((best * 1000) / (width * v.bucketMs)), atMs: Math.max(at * v.bucketMs, v.firstEventMs ?? 0) };
 }
 
 /** The index of the event received at (or last before) `atMs`, by binary search over events in time order. */
