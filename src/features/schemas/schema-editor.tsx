@@ -98,6 +98,10 @@ export function SchemaEditor({ connection, group, stored, onDone }: {
   // the review's heading, or back to Review changes, not to the top of the page.
   const reviewHeading = useRef<HTMLHeadingElement>(null);
   const reviewButton = useRef<HTMLButtonElement>(null);
+  // Opened (Edit schema, Create): focus starts in the first key's name, where editing begins;
+  // the button pressed to open it is gone.
+  const { setFocus } = form;
+  useEffect(() => setFocus('keys.0.name'), [setFocus]);
   const [switchedView, setSwitchedView] = useState(false);
   useEffect(() => {
     if (switchedView) (review ? reviewHeading : reviewButton).current?.focus();

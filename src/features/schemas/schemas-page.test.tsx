@@ -136,6 +136,19 @@ it('saving an edited schema moves focus to the confirmation, not to the page bod
   expect(summaryIn(box)).toMatch(SUMMARY(200));
 });
 
+it('Edit schema by keyboard starts in the first key’s name, and Cancel returns focus to Edit schema, never to the page body', async () => {
+  const group = newGroup();
+  await putSchema(group);
+  const user = userEvent.setup();
+  renderSchemas(group);
+  (await screen.findByRole('button', { name: 'Edit schema' })).focus();
+  await user.keyboard('{Enter}');
+  await waitFor(() => expect(document.activeElement).toBe(screen.getByRole('textbox', { name: 'Key 1 name' })));
+  screen.getByRole('button', { name: 'Cancel' }).focus();
+  await user.keyboard('{Enter}');
+  await waitFor(() => expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Edit schema' })));
+});
+
 it('Review changes by keyboard takes focus to the review, and Back to editing to Review changes, never to the page body', async () => {
   const group = newGroup();
   await putSchema(group);

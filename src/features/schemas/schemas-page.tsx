@@ -57,6 +57,7 @@ function GroupSchema({ group }: { group: string }) {
   const [editing, setEditing] = useState(false);
   const [confirmDelete, setConfirmDelete] = useState(false);
   const refocusDelete = useRef(false);
+  const refocusEdit = useRef(false);
   const cancelDelete = () => {
     refocusDelete.current = true;
     setConfirmDelete(false);
@@ -167,7 +168,17 @@ function GroupSchema({ group }: { group: string }) {
         <>
           <SchemaView response={query.data} group={group} />
           <div className="toolbar">
-            <button type="button" onClick={startEditing}>
+            <button
+              ref={(el) => {
+                // Back from the editor without saving (Cancel): focus returns to Edit schema.
+                if (el && refocusEdit.current) {
+                  refocusEdit.current = false;
+                  el.focus();
+                }
+              }}
+              type="button"
+              onClick={startEditing}
+            >
               Edit schema
             </button>
             {!confirmDelete ? (
@@ -228,6 +239,7 @@ function GroupSchema({ group }: { group: string }) {
           group={group}
           stored={query.isSuccess ? query.data.data : editedFrom}
           onDone={(answer) => {
+            refocusEdit.current = answer === null;
             setEditing(false);
             if (answer) setNotice({ text: `Schema of ${group} ${query.isSuccess || editedFrom ? 'saved' : 'created'}.`, answer });
           }}
