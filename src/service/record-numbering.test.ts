@@ -64,3 +64,15 @@ test('after a file numbered past 2^53, every new exchange gets a file of its own
   const names = await settled(dir, 4);
   expect(names.length).toBe(4);
 });
+
+test('after a file numbered just below 2^53, every new exchange still gets a file of its own', async () => {
+  const dir = join(work, 'near');
+  mkdirSync(dir);
+  // Under Number.MAX_SAFE_INTEGER, so counted on from: 2^53 − 1, then 2^53, then 2^53 + 1,
+  // which is not a double (it rounds to 2^53, a name already taken).
+  writeFileSync(join(dir, '9007199254740990-x.json'), '{}');
+  const recorder = new Recorder(dir);
+  for (const answer of ['one', 'two', 'three', 'four']) recorder.write(recording(answer));
+  const names = await settled(dir, 5);
+  expect(names.length).toBe(5);
+});

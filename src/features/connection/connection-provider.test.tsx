@@ -65,3 +65,15 @@ it('an answer to a request sent with the profile’s old token is not recorded o
   act(() => seen.connection!.recordOutcome('Sales', 'ok'));
   expect(outcomesOf('a')).toEqual({ sales: 'ok' });
 });
+
+// The recorder is keyed by profile and token only: the profile settings clear the outcomes when
+// the server (mode, target) changes, but the old server's recorder stays live, so its late
+// answer is recorded as the new server's (the panel then says the new server refused a group).
+it('an answer from the profile’s old server is not recorded once its server changed', () => {
+  freshBrowser(DEMO.agents, PROFILES);
+  const { seen, outcomesOf } = renderProvider();
+  const sender = seen.connection!;
+  act(() => seen.profiles!.update('a', { mode: 'direct', target: 'https://acme-be.example', outcomes: {} }));
+  act(() => sender.recordOutcome('Sales', 'refused'));
+  expect(outcomesOf('a')).toEqual({});
+});
