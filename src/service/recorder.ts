@@ -20,6 +20,8 @@ import { bodyField, RECORDED_REQUEST_HEADERS, RECORDING_FORMAT, RECORDING_VERSIO
 
 /** Body bytes an exchange keeps at most (request and answer each); past it the recording says `truncated`. */
 export const RECORD_MAX_BODY_BYTES = 64 * 1024 * 1024;
+/** An event's cost beyond its fields (its object, `atMs`, the JSON around it), counted against the cap. */
+const EVENT_OVERHEAD_BYTES = 32;
 
 /** Secrets shorter than this are not searched for in the rest of the recording (a cookie "theme=1" is no secret worth blanking every "1" for). */
 const MIN_SECRET_LENGTH = 8;
@@ -166,8 +168,14 @@ export class ExchangeRecording {
       this.parser = createParser({
         onEvent: (e) => {
           this.pendingBytes = 0;
-          if (this.eventBytes > RECORD_MAX_BODY_BYTES) return;
-          this.eventBytes += e.data.length;
+          if (this.eventsCut) return;
+          // What the event costs to keep, not its data alone: long names or ids, or endless
+          // empty events, would otherwise be kept past any bound.
+          this.eventBytes += e.data.length + (e.event?.length ?? 0) + (e.id?.length ?? 0) + EVENT_OVERHEAD_BYTES;
+          if (this.eventBytes > RECORD_MAX_BODY_BYTES) {
+            this.eventsCut = true;
+            return;
+          }
           events.push({ atMs: this.at(), ...(e.id !== undefined && { id: e.id }), ...(e.event !== undefined && { event: e.event }), data: e.data });
         },
       });
@@ -227,12 +235,15 @@ export class ExchangeRecording {
         endAtMs: this.at(),
         end,
         ...(this.events ? { events: this.events } : bodyField(this.responseBody.text(), headers['content-type'])),
-        ...((this.responseBody.truncated || this.eventsCut || this.eventBytes > RECORD_MAX_BODY_BYTES) && { truncated: true }),
+        ...((this.responseBody.truncated || this.eventsCut) && { truncated: true }),
       },
     };
     this.recorder.write(scrub(recording, secrets));
   }
 }
+
+/** Far below 2^53: numbering on from here stays exact for longer than any directory lives. */
+const MAX_COUNTED_ON_FROM = 1e15;
 
 /**
  * The highest number among recordings' file names (`<n>-….json`), 0 for none. A loop, not
@@ -242,9 +253,9 @@ export function lastRecordingNumber(names: Iterable<string>): number {
   let last = 0;
   for (const name of names) {
     const n = Number(/^(\d+)-.*\.json$/.exec(name)?.[1] ?? 0);
-    // A number past 2^53 (a file copied in or made by hand) is not counted on from: adding 1
-    // to it changes nothing, and every new exchange would take the same name.
-    if (n > last && n < Number.MAX_SAFE_INTEGER) last = n;
+    // A number near 2^53 or past it (a file copied in or made by hand) is not counted on from:
+    // a few exchanges later, adding 1 would change nothing, and each would take the same name.
+    if (n > last && n < MAX_COUNTED_ON_FROM) last = n;
   }
   return last;
 }
