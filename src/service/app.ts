@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import { Hono, type Context } from 'hono';
 import { SANDBOX_FAULT_HEADER } from '../contract/sandbox-fault.ts';
 import { cors } from 'hono/cors';
@@ -195,7 +196,11 @@ export function createApp(
     await next();
     // Every run POST that arrived, refused ones included: the exactly-once checks count these.
     if (c.req.method === 'POST' && RUN_POST_PATH.test(c.req.path)) {
-      runLog.post({ requestId: id, path: c.req.path, status: c.res.status, at: new Date().toISOString(), ...loggedMessages(c.get('runMessages')) });
+      // An answer written on the socket itself (a stream, a replay that breaks off) returns a
+      // marker whose status is not the one sent: the socket's head says what was.
+      const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+      const status = outgoing?.headersSent ? outgoing.statusCode : c.res.status;
+      runLog.post({ requestId: id, path: c.req.path, status, at: new Date().toISOString(), ...loggedMessages(c.get('runMessages')) });
     }
   });
   if (options.corsOrigins?.length) {

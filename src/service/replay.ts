@@ -505,12 +505,14 @@ function brokenOff(c: Context<Env>, status: number, text: string): Response {
     breakOffAnswer(outgoing);
     return RESPONSE_ALREADY_SENT;
   }
-  // In process (no socket): the body errors after its bytes, which a reader sees as a break.
-  const bytes = new TextEncoder().encode(text);
+  // In process (no socket): the body errors once its bytes were read, which a reader sees as a
+  // break after them (erroring at once would empty the queue: no bytes, only the break).
+  let sent = false;
   const body = new ReadableStream<Uint8Array>({
-    start: (ctrl) => {
-      ctrl.enqueue(bytes);
-      ctrl.error(new Error('The recorded answer broke off here.'));
+    pull: (ctrl) => {
+      if (sent) return ctrl.error(new Error('The recorded answer broke off here.'));
+      sent = true;
+      ctrl.enqueue(new TextEncoder().encode(text));
     },
   });
   return new Response(body, { status, headers: c.res.headers });
