@@ -39,26 +39,16 @@ export function ConnectionProvider({ children }: { children: ReactNode }) {
   // the moment it shows a group's outcome, or a profile's edit, had not always kept it.
   useLayoutEffect(() => saveProfiles(state), [state]);
 
-  const update = useCallback((id: string, patch: Partial<Omit<Profile, 'id'>>) => {
-    setState((s) => ({ ...s, profiles: s.profiles.map((p) => (p.id === id ? { ...p, ...patch } : p)) }));
-    if (patch.remember !== undefined) {
-      // Moving the token between sessionStorage and localStorage follows the choice at once.
-      setTokens((t) => {
-        tokenStore.set(id, t[id], patch.remember!);
-        return t;
-      });
-    }
-  }, []);
-
   // An outcome belongs to the profile whose connection sent the request, not to the one active
   // when the answer arrives: the user may have switched meanwhile, and "Run on both" sends with
   // a profile that is not active at all. It also belongs to the token that sent it: a new token
-  // starts with no outcomes, and an answer to the old one says nothing about it. So one recorder
-  // per profile and token, stable while both are; once the token changes it records nothing, and
-  // the new token's recorder is a new function, so what reports outcomes reports them again.
+  // starts with no outcomes, and an answer to the old one says nothing about it; so does the
+  // server it was sent to. So one recorder per profile, token and server, stable while they
+  // are; once one changes it records nothing, and the new recorder is a new function, so what
+  // reports outcomes reports them again.
   const [recorders] = useState(() => new Map<string, (group: string, outcome: GroupOutcome) => void>());
-  const recorderOf = useCallback((profileId: string, fingerprint: string) => {
-    const key = recorderKey(profileId, fingerprint);
+  const recorderOf = useCallback((profileId: string, identity: string) => {
+    const key = recorderKey(profileId, identity);
     let record = recorders.get(key);
     if (!record) {
       const self = (group: string, outcome: GroupOutcome) => {
@@ -75,9 +65,25 @@ export function ConnectionProvider({ children }: { children: ReactNode }) {
     }
     return record;
   }, [recorders]);
-  const forgetRecorders = (profileId: string) => {
-    for (const key of recorders.keys()) if (key.startsWith(recorderKey(profileId, ''))) recorders.delete(key);
-  };
+  const forgetRecorders = useCallback(
+    (profileId: string) => {
+      for (const key of recorders.keys()) if (key.startsWith(recorderKey(profileId, ''))) recorders.delete(key);
+    },
+    [recorders],
+  );
+
+  const update = useCallback((id: string, patch: Partial<Omit<Profile, 'id'>>) => {
+    setState((s) => ({ ...s, profiles: s.profiles.map((p) => (p.id === id ? { ...p, ...patch } : p)) }));
+    // Another server: what the old one answered is not about it (its outcomes are cleared too).
+    if (patch.mode !== undefined || patch.target !== undefined) forgetRecorders(id);
+    if (patch.remember !== undefined) {
+      // Moving the token between sessionStorage and localStorage follows the choice at once.
+      setTokens((t) => {
+        tokenStore.set(id, t[id], patch.remember!);
+        return t;
+      });
+    }
+  }, [forgetRecorders]);
 
   const token = tokens[active.id];
   const api: ProfilesApi = {
@@ -140,7 +146,8 @@ export function ConnectionProvider({ children }: { children: ReactNode }) {
       fingerprint: fingerprintOf(profileToken),
       displayBaseUrl: profile.mode === 'same-origin' ? window.location.origin : profile.target,
       outcomes: profile.outcomes,
-      recordOutcome: recorderOf(profile.id, fingerprintOf(profileToken)),
+      // The server too: an answer from the one a profile pointed at before says nothing of the new one.
+      recordOutcome: recorderOf(profile.id, `${fingerprintOf(profileToken)}\n${profile.mode}\n${profile.target}`),
       screenShare: state.screenShare,
     }),
     [recorderOf, state.screenShare],
@@ -166,6 +173,6 @@ export function ConnectionProvider({ children }: { children: ReactNode }) {
   );
 }
 
-function recorderKey(profileId: string, fingerprint: string): string {
-  return `${profileId}\n${fingerprint}`;
+function recorderKey(profileId: string, identity: string): string {
+  return `${profileId}\n${identity}`;
 }
