@@ -296,8 +296,11 @@ function Comparison({ a, b, onStop, connection }: { a: Side; b: Side; onStop?():
           </p>
         ) : (
           <p>
-            <strong>The answers differ</strong>: {changed} {changed === 1 ? 'part differs' : 'parts differ'}, marked below (struck out: only in A; underlined: only in B).
-            {diff?.tooDifferent && ' They differ in too many places to compare word by word: where they differ, each is marked whole.'}
+            {/* Too different to compare word by word, the parts counted are the answers' wholes: a count beside that read as a contradiction. */}
+            <strong>The answers differ</strong>
+            {diff?.tooDifferent
+              ? ' in too many places to compare word by word: where they differ, each is marked whole below (struck out: only in A; underlined: only in B).'
+              : `: ${changed} ${changed === 1 ? 'part differs' : 'parts differ'}, marked below (struck out: only in A; underlined: only in B).`}
             {diff?.truncatedAt && ` Where they differ, the first ${formatCount(diff.truncatedAt)} characters were compared word by word and the rest is marked whole.`}
           </p>
         )}
