@@ -51,6 +51,18 @@ describe('a conversation file', () => {
     expect(await parseThreadFile(text)).toEqual({ ok: true, file });
   });
 
+  it('refuses one run’s export (History › Export JSON) saying what it is and which file to pick, and any other JSON by the format it needs', async () => {
+    const run = conversation().turns[0]!;
+    expect(await parseThreadFile(JSON.stringify(run, null, 2))).toEqual({
+      ok: false,
+      error: 'The file is one run’s record (History › Export JSON), which is for reading, not importing. Import conversation… reads the files of Export conversation.',
+    });
+    expect(await parseThreadFile('{"format":"something-else"}')).toEqual({
+      ok: false,
+      error: 'The file is not a conversation exported by this console: it needs "format": "metadata-agents-console/thread".',
+    });
+  });
+
   it('imports as a thread of its own with the same turns and branches, marked imported', async () => {
     const thread = conversation();
     const parsed = await parseThreadFile(JSON.stringify(threadFileOf(thread)));

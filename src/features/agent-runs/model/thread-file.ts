@@ -98,6 +98,14 @@ export async function parseThreadFile(text: string): Promise<ParsedThreadFile> {
     return { ok: false, error: `The file is not JSON (${err instanceof Error ? err.message : String(err)}).` };
   }
   if (typeof json !== 'object' || json === null || (json as { format?: unknown }).format !== THREAD_FILE_FORMAT) {
+    // History's "Export JSON" of one run is the file people most often pick here by mistake.
+    const run = json as { request?: unknown; startedAt?: unknown; status?: unknown } | null;
+    if (run && typeof run === 'object' && 'request' in run && typeof run.startedAt === 'number' && typeof run.status === 'string') {
+      return {
+        ok: false,
+        error: 'The file is one run’s record (History › Export JSON), which is for reading, not importing. Import conversation… reads the files of Export conversation.',
+      };
+    }
     return { ok: false, error: `The file is not a conversation exported by this console: it needs "format": "${THREAD_FILE_FORMAT}".` };
   }
   const schema = (await import('../../../../docs/thread-file.schema.json')).default as Record<string, unknown>;
