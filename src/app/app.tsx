@@ -1,5 +1,5 @@
 import { QueryClientProvider } from '@tanstack/react-query';
-import { lazy, Suspense, useState, type ReactNode } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState, type ReactNode } from 'react';
 import { BrowserRouter, Navigate, NavLink, Route, Routes, useLocation } from 'react-router';
 import { PageErrorBoundary } from '../components/page-error-boundary';
 import { RunStoreProvider, useRuns } from '../features/agent-runs/model/run-store-context';
@@ -44,6 +44,18 @@ function RunsLink() {
 
 export function Layout() {
   const { pathname } = useLocation();
+  const main = useRef<HTMLElement>(null);
+  // A link or button that navigated and went away with its page (Compare with the chosen run,
+  // an import that opens what it imported) left focus on the page body, and a keyboard user
+  // at the top of the page: focus goes to the new page's main region instead. A control that
+  // is still there (the navigation's own links), or focus a page gave itself, is left alone.
+  const shownPath = useRef(pathname);
+  useEffect(() => {
+    if (shownPath.current === pathname) return;
+    shownPath.current = pathname;
+    const active = document.activeElement;
+    if (!active || active === document.body || !active.isConnected) main.current?.focus();
+  }, [pathname]);
   return (
     <div className="layout">
       <a className="skip-link" href="#main">
@@ -60,7 +72,7 @@ export function Layout() {
       </header>
       <div className="body">
         <ConnectionPanel />
-        <main id="main" tabIndex={-1}>
+        <main id="main" tabIndex={-1} ref={main}>
           <PageErrorBoundary resetKey={pathname}>
             <Suspense fallback={<p role="status">Loading…</p>}>
               <Routes>

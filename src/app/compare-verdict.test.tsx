@@ -1,5 +1,6 @@
 /** The comparison's verdict in words, for two runs read from history. */
-import { cleanup, screen, waitFor } from '@testing-library/react';
+import { cleanup, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { saveRun, wipeHistory, type HistoryEntry } from '../features/agent-runs/model/history';
 import { runRequest } from '../features/agent-runs/model/run-request';
@@ -44,4 +45,18 @@ it('answers too different to compare word by word say so, with no count of parts
   renderConsole('/compare/far-a/far-b');
   await waitFor(() => expect(verdict().textContent).toMatch(/^The answers differ in too many places to compare word by word: where they differ, each is marked whole below/));
   expect(verdict().textContent).not.toMatch(/parts? differs?/);
+});
+
+it('the link that opens a comparison goes away with its page: focus goes to the comparison’s main region, not the page body', async () => {
+  const user = userEvent.setup();
+  await saveRun(waitRun('first', 1_000, 'one answer'));
+  await saveRun(waitRun('second', 2_000, 'another answer'));
+  renderConsole('/runs/hr-policy-form');
+  const history = await screen.findByRole('region', { name: 'History' });
+  await waitFor(() => expect(within(history).getAllByRole('button', { name: 'Compare…' })).toHaveLength(2));
+  await user.click(within(history).getAllByRole('button', { name: 'Compare…' })[1]!);
+  within(history).getByRole('link', { name: 'Compare with the chosen run' }).focus();
+  await user.keyboard('{Enter}');
+  await screen.findByRole('heading', { level: 1, name: 'Compare two runs' });
+  await waitFor(() => expect(document.activeElement).toBe(document.getElementById('main')));
 });
