@@ -52,3 +52,28 @@ it('Run suite runs against the profile in use when it is clicked: a profile chos
   await waitFor(() => expect(suiteRuns.of(suite.id)?.ended).toBe(true), { timeout: 20_000 });
   expect((await consoleDb().suiteRuns.get(suiteRuns.of(suite.id)!.id))?.target.profileId).toBe('prof-b');
 });
+
+it('by keyboard, Run suite hands focus to Stop while the suite runs, and Stop hands it back to Run suite once it ended (never the page body)', async () => {
+  const user = userEvent.setup();
+  const token = await mintAgentsToken();
+  const current: ActiveConnection = { ...referenceConnection(token, 'fp-focus'), profileId: 'prof-f', profileLabel: 'Profile F', scopes: [], displayBaseUrl: '', outcomes: {}, recordOutcome: () => undefined, screenShare: false };
+  const connections: Connections = { profiles: [{ id: current.profileId, label: current.profileLabel }], connectionOf: (id) => (id === current.profileId ? current : undefined) };
+  const suite: Suite = await createSuite('Focus', [{ id: 'slow', name: 'Slow', agent: { id: 'slow-storyteller' }, api: 'platform', mode: 'stream', messages: [{ role: 'USER', content: [{ type: 'text', text: 'hi' }] }], assertions: [] }]);
+  function Page() {
+    const live = useLiveSuiteRun(suite.id);
+    return (
+      <ConnectionsContext.Provider value={connections}>
+        <ConnectionContext.Provider value={current}>
+          <SuiteRunPanel suite={suite} live={live} onStarted={() => undefined} />
+        </ConnectionContext.Provider>
+      </ConnectionsContext.Provider>
+    );
+  }
+  render(<Page />);
+  screen.getByRole('button', { name: 'Run suite' }).focus();
+  await user.keyboard('{Enter}');
+  await waitFor(() => expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Stop' })));
+  await user.keyboard('{Enter}');
+  await waitFor(() => expect(suiteRuns.of(suite.id)?.ended).toBe(true), { timeout: 20_000 });
+  await waitFor(() => expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Run suite' })));
+});

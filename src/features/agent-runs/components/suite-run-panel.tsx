@@ -1,4 +1,4 @@
-import { useId, useState, useSyncExternalStore } from 'react';
+import { useEffect, useId, useRef, useState, useSyncExternalStore } from 'react';
 import { formatCount } from '../../../lib/format';
 import { useConnection, useConnections } from '../../../lib/connection';
 import type { Flavour } from '../model/run-request';
@@ -87,6 +87,19 @@ export function SuiteRunPanel({ suite, live, onStarted }: { suite: Suite; live: 
   const [error, setError] = useState<string>();
   const running = live !== undefined && !live.ended;
   const total = itemsOf(suite.cases).length;
+  // Run suite is disabled while the suite runs, and Stop once it ended: the pressed one lost
+  // focus to the page body. Focus moves to the other, unless the user has moved it elsewhere.
+  const runButton = useRef<HTMLButtonElement>(null);
+  const stopButton = useRef<HTMLButtonElement>(null);
+  const wasRunning = useRef(running);
+  useEffect(() => {
+    // Only on a change of running: the page opening leaves focus where it is.
+    if (wasRunning.current === running) return;
+    wasRunning.current = running;
+    const active = document.activeElement;
+    const lost = !active || active === document.body || active === runButton.current || active === stopButton.current;
+    if (lost) (running ? stopButton : runButton).current?.focus();
+  }, [running]);
   const start = () => {
     setError(undefined);
     const n = /^\d+$/.test(concurrency) ? Number(concurrency) : NaN;
@@ -131,10 +144,10 @@ export function SuiteRunPanel({ suite, live, onStarted }: { suite: Suite; live: 
         </div>
       </div>
       <div className="toolbar">
-        <button type="button" className="primary" disabled={running || total === 0} onClick={start}>
+        <button type="button" className="primary" disabled={running || total === 0} onClick={start} ref={runButton}>
           Run suite
         </button>
-        <button type="button" disabled={!running || live.stopping} onClick={() => live && suiteRuns.stop(live.id)}>
+        <button type="button" disabled={!running || live.stopping} onClick={() => live && suiteRuns.stop(live.id)} ref={stopButton}>
           Stop
         </button>
         <span className="hint">
