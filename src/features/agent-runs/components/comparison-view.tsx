@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useMemo, useState, useSyncExternalStore } from 'react';
+import { Fragment, useEffect, useMemo, useState, useSyncExternalStore, type ReactNode } from 'react';
 import { Link } from 'react-router';
 import { SpecBadge } from '../../../components/spec-badge';
 import { useConnection, type ActiveConnection } from '../../../lib/connection';
@@ -376,7 +376,7 @@ function Comparison({ a, b, onStop, connection }: { a: Side; b: Side; onStop?():
             {body.map((d) => (
               <tr key={d.pointer}>
                 <th scope="row">
-                  <code>{d.pointer || '(the whole body)'}</code>
+                  <code>{d.pointer ? breakableAtSlashes(d.pointer) : '(the whole body)'}</code>
                 </th>
                 <td>{d.kind === 'only-b' ? <span className="muted">(absent)</span> : <code>{show(d.a)}</code>}</td>
                 <td>{d.kind === 'only-a' ? <span className="muted">(absent)</span> : <code>{show(d.b)}</code>}</td>
@@ -427,4 +427,21 @@ function Comparison({ a, b, onStop, connection }: { a: Side; b: Side; onStop?():
       )}
     </div>
   );
+}
+
+/**
+ * A JSON pointer that a narrow column may break after its slashes: broken anywhere, a phone
+ * showed "/input/audienc e".
+ */
+function breakableAtSlashes(pointer: string): ReactNode {
+  return pointer.split('/').map((part, i) => (
+    <Fragment key={i}>
+      {i > 0 && (
+        <>
+          /<wbr />
+        </>
+      )}
+      {part}
+    </Fragment>
+  ));
 }
