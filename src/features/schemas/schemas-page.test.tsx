@@ -287,3 +287,45 @@ it('a schema saved with another token of the same server shows as saved when the
   const table = await screen.findByRole('table', { name: `Keys of group ${group}` });
   await waitFor(() => expect(within(table).queryByRole('cell', { name: 'owner' })).not.toBeNull(), { timeout: 3000 });
 });
+
+it('Cancel on a schema being created returns focus to Create a schema, never to the page body', async () => {
+  const group = newGroup();
+  const user = userEvent.setup();
+  renderSchemas(group);
+  (await screen.findByRole('button', { name: `Create a schema for ${group}` })).focus();
+  await user.keyboard('{Enter}');
+  screen.getByRole('button', { name: 'Cancel' }).focus();
+  await user.keyboard('{Enter}');
+  await waitFor(() => expect(document.activeElement).toBe(screen.getByRole('button', { name: `Create a schema for ${group}` })));
+});
+
+it('a Cancel of a schema being created does not pull focus, much later, from the confirmation of a save to Edit schema', async () => {
+  const group = newGroup();
+  const user = userEvent.setup();
+  renderSchemas(group);
+  await user.click(await screen.findByRole('button', { name: `Create a schema for ${group}` }));
+  await user.click(screen.getByRole('button', { name: 'Cancel' }));
+  await user.click(await screen.findByRole('button', { name: `Create a schema for ${group}` }));
+  await user.type(screen.getByRole('textbox', { name: 'Key 1 name' }), 'title');
+  await user.click(screen.getByRole('button', { name: 'Review changes' }));
+  await user.click(screen.getByRole('button', { name: 'Create schema' }));
+  const box = (await screen.findByText(`Schema of ${group} created.`)).closest<HTMLElement>('.notice')!;
+  await screen.findByRole('table', { name: `Keys of group ${group}` });
+  await screen.findByRole('button', { name: 'Edit schema' });
+  expect(document.activeElement).toBe(box);
+});
+
+it('the editor kept open across a token change leaves focus where the user put it', async () => {
+  const group = newGroup();
+  await putSchema(group);
+  const user = userEvent.setup();
+  const client = newClient();
+  const { rerender } = render(schemasPage(group, client, connectionWith(GLOBAL)));
+  await user.click(await screen.findByRole('button', { name: 'Edit schema' }));
+  const add = screen.getByRole('button', { name: 'Add key' });
+  add.focus();
+  rerender(schemasPage(group, client, connectionWith(SALES)));
+  await new Promise((r) => setTimeout(r, 300));
+  expect(screen.getByRole('button', { name: 'Add key' })).toBe(add);
+  expect(document.activeElement).toBe(add);
+});

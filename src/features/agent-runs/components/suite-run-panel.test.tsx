@@ -77,3 +77,31 @@ it('by keyboard, Run suite hands focus to Stop while the suite runs, and Stop ha
   await waitFor(() => expect(suiteRuns.of(suite.id)?.ended).toBe(true), { timeout: 20_000 });
   await waitFor(() => expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Run suite' })));
 });
+
+it('a suite run started elsewhere (another page, another tab) does not pull focus to this page’s Stop', async () => {
+  const token = await mintAgentsToken();
+  const current: ActiveConnection = { ...referenceConnection(token, 'fp-elsewhere'), profileId: 'prof-e', profileLabel: 'Profile E', scopes: [], displayBaseUrl: '', outcomes: {}, recordOutcome: () => undefined, screenShare: false };
+  const connections: Connections = { profiles: [{ id: current.profileId, label: current.profileLabel }], connectionOf: (id) => (id === current.profileId ? current : undefined) };
+  const suite: Suite = await createSuite('Elsewhere', [{ id: 'slow', name: 'Slow', agent: { id: 'slow-storyteller' }, api: 'platform', mode: 'stream', messages: [{ role: 'USER', content: [{ type: 'text', text: 'hi' }] }], assertions: [] }]);
+  function Page() {
+    const live = useLiveSuiteRun(suite.id);
+    return (
+      <ConnectionsContext.Provider value={connections}>
+        <ConnectionContext.Provider value={current}>
+          <SuiteRunPanel suite={suite} live={live} onStarted={() => undefined} />
+        </ConnectionContext.Provider>
+      </ConnectionsContext.Provider>
+    );
+  }
+  render(<Page />);
+  // The user reads the page: nothing of it has focus.
+  (document.activeElement as HTMLElement | null)?.blur();
+  expect(document.activeElement).toBe(document.body);
+  expect(suiteRuns.start(suite, current, { concurrency: 1, overrides: {} })).toBeTruthy();
+  await waitFor(() => expect(screen.getByRole('button', { name: 'Stop' })).toBeEnabled());
+  await new Promise((r) => setTimeout(r, 100));
+  const focused = document.activeElement;
+  suiteRuns.stop(suiteRuns.of(suite.id)!.id);
+  await waitFor(() => expect(suiteRuns.of(suite.id)?.ended).toBe(true), { timeout: 20_000 });
+  expect(focused).toBe(document.body);
+});

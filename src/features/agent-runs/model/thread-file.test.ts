@@ -63,6 +63,13 @@ describe('a conversation file', () => {
     });
   });
 
+  it('refuses a conversation turn’s export by the name of the button that made it (History › Export last turn: a turn’s row has no Export JSON)', async () => {
+    const turnOfConversation = conversation().turns[0]!;
+    const parsed = await parseThreadFile(JSON.stringify(turnOfConversation, null, 2));
+    expect(parsed.ok).toBe(false);
+    expect(!parsed.ok && parsed.error).toMatch(/Export last turn/);
+  });
+
   it('imports as a thread of its own with the same turns and branches, marked imported', async () => {
     const thread = conversation();
     const parsed = await parseThreadFile(JSON.stringify(threadFileOf(thread)));
