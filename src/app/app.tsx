@@ -49,12 +49,23 @@ export function Layout() {
   // an import that opens what it imported) left focus on the page body, and a keyboard user
   // at the top of the page: focus goes to the new page's main region instead. A control that
   // is still there (the navigation's own links), or focus a page gave itself, is left alone.
+  // Only a control the user had focused counts: a redirect on opening (/ to Connection) has
+  // none, and focus stays at the top of the page, where the first Tab is Skip to content.
+  const lastFocused = useRef<Element | null>(null);
+  useEffect(() => {
+    const remember = (e: FocusEvent) => {
+      lastFocused.current = e.target instanceof Element ? e.target : null;
+    };
+    document.addEventListener('focusin', remember);
+    return () => document.removeEventListener('focusin', remember);
+  }, []);
   const shownPath = useRef(pathname);
   useEffect(() => {
     if (shownPath.current === pathname) return;
     shownPath.current = pathname;
+    const gone = lastFocused.current !== null && !lastFocused.current.isConnected;
     const active = document.activeElement;
-    if (!active || active === document.body || !active.isConnected) main.current?.focus();
+    if (gone && (!active || active === document.body)) main.current?.focus();
   }, [pathname]);
   return (
     <div className="layout">
