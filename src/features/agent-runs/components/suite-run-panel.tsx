@@ -91,14 +91,19 @@ export function SuiteRunPanel({ suite, live, onStarted }: { suite: Suite; live: 
   // focus to the page body. Focus moves to the other, unless the user has moved it elsewhere.
   const runButton = useRef<HTMLButtonElement>(null);
   const stopButton = useRef<HTMLButtonElement>(null);
+  // Handed off only from a press of one of them: a run started elsewhere (another page, a tab)
+  // leaves focus where it is.
+  const handOff = useRef(false);
   const wasRunning = useRef(running);
   useEffect(() => {
-    // Only on a change of running: the page opening leaves focus where it is.
     if (wasRunning.current === running) return;
     wasRunning.current = running;
+    if (!handOff.current) return;
     const active = document.activeElement;
     const lost = !active || active === document.body || active === runButton.current || active === stopButton.current;
     if (lost) (running ? stopButton : runButton).current?.focus();
+    // Run suite hands to Stop, and Stop (or the run's end) back to Run suite: then it is done.
+    if (!running) handOff.current = false;
   }, [running]);
   const start = () => {
     setError(undefined);
@@ -108,8 +113,10 @@ export function SuiteRunPanel({ suite, live, onStarted }: { suite: Suite; live: 
     if (!target) return setError('That profile is no longer there.');
     if (target.problem) return setError(`Profile ${target.profileLabel}: ${target.problem}`);
     if (!target.token) return setError(`Profile ${target.profileLabel} has no token in this tab: choose it in the connection panel and paste one, or run against another profile.`);
+    handOff.current = true;
     const started = suiteRuns.start(suite, target, { concurrency: n, overrides: { ...(api && { api }), ...(agentId.trim() && { agentId: agentId.trim() }) } });
     if (started) onStarted();
+    else handOff.current = false;
   };
   return (
     <section className="panel suite-run" aria-labelledby={`${id}-head`}>
@@ -147,7 +154,16 @@ export function SuiteRunPanel({ suite, live, onStarted }: { suite: Suite; live: 
         <button type="button" className="primary" disabled={running || total === 0} onClick={start} ref={runButton}>
           Run suite
         </button>
-        <button type="button" disabled={!running || live.stopping} onClick={() => live && suiteRuns.stop(live.id)} ref={stopButton}>
+        <button
+          type="button"
+          disabled={!running || live.stopping}
+          onClick={() => {
+            if (!live) return;
+            handOff.current = true;
+            suiteRuns.stop(live.id);
+          }}
+          ref={stopButton}
+        >
           Stop
         </button>
         <span className="hint">
