@@ -25,13 +25,15 @@ function RetryAfter({ seconds, answer, onRetry }: { seconds: number; answer: Api
 }
 
 /** Explains a failed schema request in the terms of the API, keeping what the user typed. */
-export function SchemaError({ error, group, statedScopes, tokenSent, onCreate, onRetry }: {
+export function SchemaError({ error, group, statedScopes, tokenSent, onCreate, onRetry, createRef }: {
   error: ApiError;
   group: string;
   statedScopes: string[];
   /** False when the request went without a token: a 401 then says that, not that the token's scope is wrong. */
   tokenSent: boolean;
   onCreate(): void;
+  /** The Create button's ref: focus comes back to it when the schema being created is cancelled. */
+  createRef?(el: HTMLButtonElement | null): void;
   onRetry(): void;
 }) {
   const needed = groupScope(group);
@@ -76,7 +78,7 @@ export function SchemaError({ error, group, statedScopes, tokenSent, onCreate, o
       <section className="panel no-schema" aria-labelledby={`no-schema-${group}`}>
         <h3 id={`no-schema-${group}`}>No schema defined for group “{group}”</h3>
         <p>The group has no schema yet. Define its keys to start attaching metadata to documents.</p>
-        <button type="button" onClick={onCreate}>
+        <button type="button" onClick={onCreate} ref={createRef}>
           Create a schema for {group}
         </button>
         <ErrorDetails error={error} />

@@ -58,6 +58,17 @@ function GroupSchema({ group }: { group: string }) {
   const [confirmDelete, setConfirmDelete] = useState(false);
   const refocusDelete = useRef(false);
   const refocusEdit = useRef(false);
+  // Back from the editor without saving (Cancel): focus returns to what opened it, Edit schema
+  // or Create a schema. The wish lasts one commit: it never waits for a later opener to mount.
+  const refocusOpener = (el: HTMLButtonElement | null) => {
+    if (el && refocusEdit.current) {
+      refocusEdit.current = false;
+      el.focus();
+    }
+  };
+  useEffect(() => {
+    refocusEdit.current = false;
+  });
   const cancelDelete = () => {
     refocusDelete.current = true;
     setConfirmDelete(false);
@@ -162,23 +173,14 @@ function GroupSchema({ group }: { group: string }) {
           tokenSent={connection.token !== undefined}
           onCreate={startEditing}
           onRetry={() => void query.refetch()}
+          createRef={refocusOpener}
         />
       )}
       {query.isSuccess && !editing && (
         <>
           <SchemaView response={query.data} group={group} />
           <div className="toolbar">
-            <button
-              ref={(el) => {
-                // Back from the editor without saving (Cancel): focus returns to Edit schema.
-                if (el && refocusEdit.current) {
-                  refocusEdit.current = false;
-                  el.focus();
-                }
-              }}
-              type="button"
-              onClick={startEditing}
-            >
+            <button ref={refocusOpener} type="button" onClick={startEditing}>
               Edit schema
             </button>
             {!confirmDelete ? (
