@@ -55,7 +55,8 @@ describe('a conversation file', () => {
     const run = conversation().turns[0]!;
     expect(await parseThreadFile(JSON.stringify(run, null, 2))).toEqual({
       ok: false,
-      error: 'The file is one run’s record (History › Export JSON), which is for reading, not importing. Import conversation… reads the files of Export conversation.',
+      error:
+        'The file is one run’s record (History › Export JSON, or Export last turn in a conversation), which is for reading, not importing. Import conversation… reads the files of Export conversation.',
     });
     expect(await parseThreadFile('{"format":"something-else"}')).toEqual({
       ok: false,

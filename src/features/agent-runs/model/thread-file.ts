@@ -103,7 +103,8 @@ export async function parseThreadFile(text: string): Promise<ParsedThreadFile> {
     if (run && typeof run === 'object' && 'request' in run && typeof run.startedAt === 'number' && typeof run.status === 'string') {
       return {
         ok: false,
-        error: 'The file is one run’s record (History › Export JSON), which is for reading, not importing. Import conversation… reads the files of Export conversation.',
+        error:
+          'The file is one run’s record (History › Export JSON, or Export last turn in a conversation), which is for reading, not importing. Import conversation… reads the files of Export conversation.',
       };
     }
     return { ok: false, error: `The file is not a conversation exported by this console: it needs "format": "${THREAD_FILE_FORMAT}".` };
