@@ -12,7 +12,7 @@ import type { RunRecord } from '../model/run-record';
 import { faultOfRequest } from '../model/run-request';
 import { useRunStore } from '../model/run-store-context';
 import { useFigures } from '../model/use-history';
-import { branchOf, contextOf, newestLeafUnder, pathTo, questionOf, retryable, textOfMessage, type Thread, type Turn } from '../model/thread';
+import { branchCount, branchOf, contextOf, newestLeafUnder, pathTo, questionOf, retryable, textOfMessage, type Thread, type Turn } from '../model/thread';
 import { RunBody } from './run-body';
 import { ToolAuthorization } from './tool-authorization';
 import { SaveTestCase } from './save-test-case';
@@ -325,10 +325,7 @@ function TurnItem({ thread, turn, last, actions, onBranch }: { thread: Thread; t
  */
 export function ThreadView({ thread, leafId, onLeaf, actions }: { thread: Thread; leafId?: string; onLeaf(leafId: string | undefined): void; actions: ThreadActions }) {
   const path = pathTo(thread, leafId);
-  const leaves = useMemo(() => {
-    const parents = new Set(thread.turns.map((t) => t.request.thread?.parentId));
-    return thread.turns.filter((t) => !parents.has(t.id)).length;
-  }, [thread.turns]);
+  const leaves = useMemo(() => branchCount(thread), [thread]);
   // The newest turns of the branch, and earlier ones on request: an imported conversation of
   // 1,000 turns drawn whole held the page for seconds.
   const [earlierShown, setEarlierShown] = useState(0);
