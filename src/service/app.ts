@@ -1,11 +1,10 @@
-import type { ServerResponse } from 'node:http';
 import { Hono, type Context } from 'hono';
 import { SANDBOX_FAULT_HEADER } from '../contract/sandbox-fault.ts';
 import { cors } from 'hono/cors';
 import { AgentCatalog } from './agents.ts';
 import { familyOf } from './families.ts';
 import { withFault } from './faults.ts';
-import { legacyError, metadataError, newRequestId, problem, type Env } from './http.ts';
+import { legacyError, metadataError, newRequestId, nodeResponseOf, problem, type Env } from './http.ts';
 import { customMetadataRoutes } from './routes/custom-metadata.ts';
 import { LEGACY_BASE, legacyAgentRoutes, PLATFORM_BASE, platformAgentRoutes } from './routes/agents.ts';
 import { sandboxRoutes } from './routes/sandbox.ts';
@@ -198,7 +197,7 @@ export function createApp(
     if (c.req.method === 'POST' && RUN_POST_PATH.test(c.req.path)) {
       // An answer written on the socket itself (a stream, a replay that breaks off) returns a
       // marker whose status is not the one sent: the socket's head says what was.
-      const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+      const outgoing = nodeResponseOf(c);
       const status = outgoing?.headersSent ? outgoing.statusCode : c.res.status;
       runLog.post({ requestId: id, path: c.req.path, status, at: new Date().toISOString(), ...loggedMessages(c.get('runMessages')) });
     }

@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import { randomBytes } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import type { SandboxFault } from '../contract/sandbox-fault.ts';
 import { PROBLEM_CODES, problemType, type ProblemCode, type ProblemDetail, type ProblemFieldError } from '../contract/problem.ts';
 import { clip, type FieldProblem, type ProblemList } from './problem-list.ts';
@@ -56,6 +57,15 @@ export function jsonNestedDeeperThan(text: string, limit: number): boolean {
  */
 export function closeAfterTooLarge(c: Context): void {
   c.header('Connection', 'close');
+}
+
+/**
+ * The Node response under a request, when it came through node-server (the console's server,
+ * `npm run service`); undefined in process (`app.request`). An answer written on it directly
+ * (a stream, a replay that breaks off) is not the Response Hono holds.
+ */
+export function nodeResponseOf(c: Context): ServerResponse | undefined {
+  return (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
 }
 
 // Request ids take their random bytes from a block drawn 512 ids at a time: a

@@ -19,14 +19,13 @@ import { Ajv } from 'ajv';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono, type Context } from 'hono';
 import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
-import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { scopesAllowAgents, scopesCoverGroup, scopesThatCover, AGENTS_SCOPE } from '../contract/scopes.ts';
 import { authenticate, rateLimit, RateLimiter } from './auth.ts';
 import { bodyLimit } from './body-limit.ts';
 import { noneMatchHits } from './etag.ts';
 import { familyOf, refusalBody, type Family, type Refusal } from './families.ts';
-import { closeAfterTooLarge, MAX_BODY_BYTES, type Env } from './http.ts';
+import { closeAfterTooLarge, MAX_BODY_BYTES, nodeResponseOf, type Env } from './http.ts';
 import { REDACTED, type Recording } from './recording.ts';
 import { breakOffAnswer, sleepUnless, streamSse } from './sse.ts';
 import type { Store } from './store.ts';
@@ -495,7 +494,7 @@ export function replayRoutes(store: Store, replay: ReplayOptions, options: Repla
 function brokenOff(c: Context<Env>, status: number, text: string): Response {
   c.res.headers.delete('content-length');
   c.res.headers.delete('transfer-encoding');
-  const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+  const outgoing = nodeResponseOf(c);
   if (outgoing) {
     const headers: Record<string, string> = {};
     c.res.headers.forEach((value, name) => (headers[name] = value));

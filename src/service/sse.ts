@@ -4,6 +4,7 @@ import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { SandboxFault } from '../contract/sandbox-fault.ts';
 import { SSE_CONTENT_TYPE } from '../contract/sse.ts';
 import { ByteThrottle } from './throttle.ts';
+import { nodeResponseOf } from './http.ts';
 
 /**
  * A server-sent event stream for one response. On Node (the console's server and
@@ -102,7 +103,7 @@ export function streamSse(
     if (!(key in headers)) headers[key] = value;
   });
 
-  const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+  const outgoing = nodeResponseOf(c);
   if (outgoing) {
     // The answer is on the socket: Hono need not copy the returned marker over `c.res` (a new
     // Response and every header converted again, per stream: a burst of a thousand POSTs paid
