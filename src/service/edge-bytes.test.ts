@@ -5,7 +5,7 @@
 import { createServer as createHttpServer, request, type Server as HttpServer } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { upstreamProxy } from './upstream-proxy.ts';
+import { upstreamProxy, whyFetchFailed } from './upstream-proxy.ts';
 
 const SCHEMA_PATH = '/rest/api/index/custom-metadata/schema/sales';
 
@@ -27,7 +27,8 @@ describe('a hostile upstream through the proxy', () => {
         if (path.endsWith('/endless-head')) {
           s.write('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n');
           for (let i = 0; i < 2_000; i++) s.write(`X-Filler-${i}: ${'a'.repeat(40)}\r\n`);
-        } else s.end(ok);
+        } else if (path.endsWith('/not-http')) s.end('SSH-2.0-OpenSSH_9.6\r\n\r\n');
+        else s.end(ok);
       });
     });
     await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
@@ -59,6 +60,12 @@ describe('a hostile upstream through the proxy', () => {
     expect(answer.status).toBe(502);
     expect(answer.body).not.toMatch(/fetch failed/);
     expect(answer.body).toMatch(/head|header/i);
+  });
+
+  it('an answer that is not HTTP gets a 502 that says so, with the parser\u2019s code', async () => {
+    const answer = await get('/rest/api/index/custom-metadata/schema/not-http');
+    expect(answer.status).toBe(502);
+    expect(answer.body).toMatch(/cannot read as HTTP: .*\(HPE_[A-Z_]+\)/);
   });
 });
 
@@ -92,4 +99,11 @@ describe('an upstream that is not there', () => {
       await new Promise((r) => proxy.close(r));
     }
   });
+});
+
+it('a failure to reach the upstream (no route, a connect timeout) is worded as no answer, not as an answer it could not read', () => {
+  const failed = (code: string, message: string) => Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error(message), { code }) });
+  expect(whyFetchFailed(failed('EHOSTUNREACH', 'connect EHOSTUNREACH 10.9.9.9:443'))).toBe('did not answer: connect EHOSTUNREACH 10.9.9.9:443 (EHOSTUNREACH).');
+  expect(whyFetchFailed(failed('UND_ERR_CONNECT_TIMEOUT', 'Connect Timeout Error'))).toBe('did not answer: Connect Timeout Error (UND_ERR_CONNECT_TIMEOUT).');
+  expect(whyFetchFailed(failed('HPE_INVALID_CONSTANT', 'Expected HTTP/'))).toBe('sent an answer this proxy cannot read as HTTP: Expected HTTP/ (HPE_INVALID_CONSTANT).');
 });

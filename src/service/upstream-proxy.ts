@@ -325,7 +325,9 @@ export function whyFetchFailed(err: unknown): string {
     case 'ECONNRESET':
       return `closed the connection before its answer was complete${tail}: ${detail}.`;
     default:
-      return cause ? `sent an answer this proxy cannot read as HTTP: ${detail}${tail}.` : `did not answer: ${detail}.`;
+      // Only the HTTP parser's own errors (HPE_…) are an answer it could not read; any other
+      // (EHOSTUNREACH, ETIMEDOUT, …) is an upstream that was not reached.
+      return code?.startsWith('HPE_') ? `sent an answer this proxy cannot read as HTTP: ${detail}${tail}.` : `did not answer: ${detail}${tail}.`;
   }
 }
 
