@@ -1,6 +1,13 @@
 import type { IncomingMessage } from 'node:http';
 
 /**
+ * Requests that asked `Expect: 100-continue` and were not told to go on yet: their client
+ * holds the body back, so reading it would only make the server say 100 Continue for a body
+ * it drops. Such a request is answered with the connection closed instead.
+ */
+export const awaitingContinue = new WeakSet<IncomingMessage>();
+
+/**
  * A request refused before its body was read (a 401 for a missing token, a 400 for a bad
  * group name, a proxy refusal) leaves that body on the connection. Answering
  * `Connection: keep-alive` and then closing (as node-server does once its drain gives up)
@@ -12,13 +19,6 @@ import type { IncomingMessage } from 'node:http';
  * its body stream, the bytes must be read from that stream, not from the socket's.
  * Answers true when the connection may be kept.
  */
-/**
- * Requests that asked `Expect: 100-continue` and were not told to go on yet: their client
- * holds the body back, so reading it would only make the server say 100 Continue for a body
- * it drops. Such a request is answered with the connection closed instead.
- */
-export const awaitingContinue = new WeakSet<IncomingMessage>();
-
 export async function settleUnreadBody(req: IncomingMessage, limit: number, web?: Request): Promise<boolean> {
   const length = Number(req.headers['content-length'] ?? 0);
   const chunked = req.headers['transfer-encoding'] !== undefined;
