@@ -53,12 +53,12 @@ it('Run suite runs against the profile in use when it is clicked: a profile chos
   expect((await consoleDb().suiteRuns.get(suiteRuns.of(suite.id)!.id))?.target.profileId).toBe('prof-b');
 });
 
-it('by keyboard, Run suite hands focus to Stop while the suite runs, and Stop hands it back to Run suite once it ended (never the page body)', async () => {
-  const user = userEvent.setup();
+/** The panel of a new one-case suite of the slow storyteller (a run long enough to act on mid-way), on a profile of its own. */
+async function renderSlowSuite(name: string): Promise<{ suite: Suite; current: ActiveConnection }> {
   const token = await mintAgentsToken();
-  const current: ActiveConnection = { ...referenceConnection(token, 'fp-focus'), profileId: 'prof-f', profileLabel: 'Profile F', scopes: [], displayBaseUrl: '', outcomes: {}, recordOutcome: () => undefined, screenShare: false };
+  const current: ActiveConnection = { ...referenceConnection(token, `fp-${name}`), profileId: `prof-${name}`, profileLabel: `Profile ${name}`, scopes: [], displayBaseUrl: '', outcomes: {}, recordOutcome: () => undefined, screenShare: false };
   const connections: Connections = { profiles: [{ id: current.profileId, label: current.profileLabel }], connectionOf: (id) => (id === current.profileId ? current : undefined) };
-  const suite: Suite = await createSuite('Focus', [{ id: 'slow', name: 'Slow', agent: { id: 'slow-storyteller' }, api: 'platform', mode: 'stream', messages: [{ role: 'USER', content: [{ type: 'text', text: 'hi' }] }], assertions: [] }]);
+  const suite: Suite = await createSuite(name, [{ id: 'slow', name: 'Slow', agent: { id: 'slow-storyteller' }, api: 'platform', mode: 'stream', messages: [{ role: 'USER', content: [{ type: 'text', text: 'hi' }] }], assertions: [] }]);
   function Page() {
     const live = useLiveSuiteRun(suite.id);
     return (
@@ -70,6 +70,12 @@ it('by keyboard, Run suite hands focus to Stop while the suite runs, and Stop ha
     );
   }
   render(<Page />);
+  return { suite, current };
+}
+
+it('by keyboard, Run suite hands focus to Stop while the suite runs, and Stop hands it back to Run suite once it ended (never the page body)', async () => {
+  const user = userEvent.setup();
+  const { suite } = await renderSlowSuite('Focus');
   screen.getByRole('button', { name: 'Run suite' }).focus();
   await user.keyboard('{Enter}');
   await waitFor(() => expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Stop' })));
@@ -79,21 +85,7 @@ it('by keyboard, Run suite hands focus to Stop while the suite runs, and Stop ha
 });
 
 it('a suite run started elsewhere (another page, another tab) does not pull focus to this page’s Stop', async () => {
-  const token = await mintAgentsToken();
-  const current: ActiveConnection = { ...referenceConnection(token, 'fp-elsewhere'), profileId: 'prof-e', profileLabel: 'Profile E', scopes: [], displayBaseUrl: '', outcomes: {}, recordOutcome: () => undefined, screenShare: false };
-  const connections: Connections = { profiles: [{ id: current.profileId, label: current.profileLabel }], connectionOf: (id) => (id === current.profileId ? current : undefined) };
-  const suite: Suite = await createSuite('Elsewhere', [{ id: 'slow', name: 'Slow', agent: { id: 'slow-storyteller' }, api: 'platform', mode: 'stream', messages: [{ role: 'USER', content: [{ type: 'text', text: 'hi' }] }], assertions: [] }]);
-  function Page() {
-    const live = useLiveSuiteRun(suite.id);
-    return (
-      <ConnectionsContext.Provider value={connections}>
-        <ConnectionContext.Provider value={current}>
-          <SuiteRunPanel suite={suite} live={live} onStarted={() => undefined} />
-        </ConnectionContext.Provider>
-      </ConnectionsContext.Provider>
-    );
-  }
-  render(<Page />);
+  const { suite, current } = await renderSlowSuite('Elsewhere');
   // The user reads the page: nothing of it has focus.
   (document.activeElement as HTMLElement | null)?.blur();
   expect(document.activeElement).toBe(document.body);
