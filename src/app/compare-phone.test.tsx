@@ -7,9 +7,8 @@ import { cleanup, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { page } from 'vitest/browser';
-import { clearHistory, saveRun, type HistoryEntry } from '../features/agent-runs/model/history';
-import { runRequest } from '../features/agent-runs/model/run-request';
-import { DEMO, freshBrowser, renderConsole, runOnBoth, settleConsole } from './test-console';
+import { clearHistory } from '../features/agent-runs/model/history';
+import { DEMO, freshBrowser, renderConsole, runOnBoth, saveWaitRun, settleConsole } from './test-console';
 
 beforeAll(async () => {
   await page.viewport(390, 844);
@@ -64,19 +63,8 @@ it('on a phone, both runs are titled by their agent’s name and no word is brok
 
 it('on a phone, the request bodies’ pointers break after a slash, never inside a key (“/input/audienc e”)', async () => {
   freshBrowser(DEMO.agents);
-  const form = (id: string, startedAt: number, input: Record<string, unknown>): HistoryEntry => ({
-    id,
-    startedAt,
-    request: runRequest('platform', 'wait', { id: 'hr-policy-form', name: 'HR Policy Agent' }, { input }),
-    target: { profileId: 'reference', profileLabel: 'Reference service', mode: 'same-origin', baseUrl: '' },
-    status: 'done',
-    durationMs: 5,
-    eventCount: 0,
-    bytes: 10,
-    transcript: `answer ${id}`,
-  });
-  await saveRun(form('pa', 1_000, { topic: 'leave', region: 'emea', audience: 'managers', tone: 'formal', maxPoints: 3, includeLinks: true }));
-  await saveRun(form('pb', 2_000, { topic: 'travel', region: 'apac', audience: 'everyone', tone: 'friendly', maxPoints: 5, includeLinks: false }));
+  await saveWaitRun('pa', 1_000, { input: { topic: 'leave', region: 'emea', audience: 'managers', tone: 'formal', maxPoints: 3, includeLinks: true } });
+  await saveWaitRun('pb', 2_000, { input: { topic: 'travel', region: 'apac', audience: 'everyone', tone: 'friendly', maxPoints: 5, includeLinks: false } });
   renderConsole('/compare/pa/pb');
   const table = await screen.findByRole('table', { name: 'Request body differences' });
   expect(table.textContent).toContain('/input/includeLinks');

@@ -2,23 +2,8 @@
 import { cleanup, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { saveRun, wipeHistory, type HistoryEntry } from '../features/agent-runs/model/history';
-import { runRequest } from '../features/agent-runs/model/run-request';
-import { DEMO, freshBrowser, renderConsole, settleConsole } from './test-console';
-
-function waitRun(id: string, startedAt: number, transcript: string): HistoryEntry {
-  return {
-    id,
-    startedAt,
-    request: runRequest('platform', 'wait', { id: 'hr-policy-form', name: 'HR Policy Agent' }, { input: { topic: id } }),
-    target: { profileId: 'reference', profileLabel: 'Reference service', mode: 'same-origin', baseUrl: '' },
-    status: 'done',
-    durationMs: 5,
-    eventCount: 0,
-    bytes: transcript.length,
-    transcript,
-  };
-}
+import { wipeHistory } from '../features/agent-runs/model/history';
+import { DEMO, freshBrowser, renderConsole, saveWaitRun, settleConsole } from './test-console';
 
 const verdict = () => screen.getByRole('status', { name: 'Verdict' });
 const words = (prefix: string) => Array.from({ length: 3_000 }, (_, i) => `${prefix}${i}`).join(' ');
@@ -33,15 +18,15 @@ afterEach(async () => {
 });
 
 it('answers that differ in a few words say how many parts differ', async () => {
-  await saveRun(waitRun('near-a', 1_000, 'The policy allows ten days of leave.'));
-  await saveRun(waitRun('near-b', 2_000, 'The policy allows twelve days of leave.'));
+  await saveWaitRun('near-a', 1_000, { transcript: 'The policy allows ten days of leave.' });
+  await saveWaitRun('near-b', 2_000, { transcript: 'The policy allows twelve days of leave.' });
   renderConsole('/compare/near-a/near-b');
   await waitFor(() => expect(verdict().textContent).toMatch(/^The answers differ: 2 parts differ, marked below/));
 });
 
 it('answers too different to compare word by word say so, with no count of parts beside it', async () => {
-  await saveRun(waitRun('far-a', 1_000, words('a')));
-  await saveRun(waitRun('far-b', 2_000, words('b')));
+  await saveWaitRun('far-a', 1_000, { transcript: words('a') });
+  await saveWaitRun('far-b', 2_000, { transcript: words('b') });
   renderConsole('/compare/far-a/far-b');
   await waitFor(() => expect(verdict().textContent).toMatch(/^The answers differ in too many places to compare word by word: where they differ, each is marked whole below/));
   expect(verdict().textContent).not.toMatch(/parts? differs?/);
@@ -49,8 +34,8 @@ it('answers too different to compare word by word say so, with no count of parts
 
 it('the link that opens a comparison goes away with its page: focus goes to the comparison’s main region, not the page body', async () => {
   const user = userEvent.setup();
-  await saveRun(waitRun('first', 1_000, 'one answer'));
-  await saveRun(waitRun('second', 2_000, 'another answer'));
+  await saveWaitRun('first', 1_000, { transcript: 'one answer' });
+  await saveWaitRun('second', 2_000, { transcript: 'another answer' });
   renderConsole('/runs/hr-policy-form');
   const history = await screen.findByRole('region', { name: 'History' });
   await waitFor(() => expect(within(history).getAllByRole('button', { name: 'Compare…' })).toHaveLength(2));

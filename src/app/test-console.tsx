@@ -8,6 +8,8 @@ import { Profiler, StrictMode, useEffect } from 'react';
 import { MemoryRouter } from 'react-router';
 import { useRunStore } from '../features/agent-runs/model/run-store-context';
 import type { RunStore } from '../features/agent-runs/model/run-store';
+import { saveRun, type HistoryEntry } from '../features/agent-runs/model/history';
+import { runRequest } from '../features/agent-runs/model/run-request';
 import { AppProviders, Layout } from './app';
 
 let rendered: RunStore | undefined;
@@ -94,4 +96,20 @@ export async function runOnBoth(user: { click(element: Element): Promise<void> }
   } catch {
     throw new Error(`The comparison did not open within 30 s of the click. ${screenSummary()}`);
   }
+}
+
+/** Puts an ended wait run of the HR Policy Agent in history, as if it had run here: to compare runs without running them. */
+export function saveWaitRun(id: string, startedAt: number, { input = { topic: id }, transcript = `answer ${id}` }: { input?: Record<string, unknown>; transcript?: string } = {}) {
+  const entry: HistoryEntry = {
+    id,
+    startedAt,
+    request: runRequest('platform', 'wait', { id: 'hr-policy-form', name: 'HR Policy Agent' }, { input }),
+    target: { profileId: 'reference', profileLabel: 'Reference service', mode: 'same-origin', baseUrl: '' },
+    status: 'done',
+    durationMs: 5,
+    eventCount: 0,
+    bytes: transcript.length,
+    transcript,
+  };
+  return saveRun(entry);
 }
