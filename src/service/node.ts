@@ -5,6 +5,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { SERVICE_PREFIXES, type Service } from './app.ts';
 import { familyOf, refusalBody, sendRefusal } from './families.ts';
 import { MAX_BODY_BYTES, newRequestId } from './http.ts';
+import { lingerOnEarlyClose } from './linger.ts';
 import { LargeBodyCollector } from './memory.ts';
 import { clip } from './problem-list.ts';
 import { watchConnections } from './turns.ts';
@@ -89,6 +90,10 @@ export interface ServerTimeouts {
   bodyIdleTimeoutMs?: number;
   /** How often Node checks the head and request timeouts (its default is 30 s), and the body watch its bodies. */
   checkIntervalMs?: number;
+  /** How long a connection closed before its request's body came in whole reads on and drops the rest (linger.ts). */
+  lingerMs?: number;
+  /** How long such a connection lingers with nothing more coming. */
+  lingerIdleMs?: number;
 }
 
 export const DEFAULT_TIMEOUTS = { headersTimeoutMs: 10_000, requestTimeoutMs: 60_000, bodyIdleTimeoutMs: 5_000, checkIntervalMs: 1_000 } as const;
@@ -295,6 +300,7 @@ export function hardenServer(server: Server, timeouts: ServerTimeouts = {}, head
     continueOnFirstRead(req, res);
     server.emit('request', req, res);
   });
+  lingerOnEarlyClose(server, { lingerMs: t.lingerMs, idleMs: t.lingerIdleMs });
   watchConnections(server);
 }
 

@@ -1,0 +1,127 @@
+/**
+ * A client that sends its whole body before it reads the answer (Python's http.client, Node's
+ * fetch with a large body) must get the answer the service gave before the body came in whole,
+ * not a reset: the service reads on and drops the rest (linger.ts), within its bounds.
+ */
+import { connect, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createService } from './app.ts';
+import { listen } from './node.ts';
+import { TOKENS } from './test-http.ts';
+
+const RUN_PATH = '/rest/api/v1/agents/runs/wait';
+const PLATFORM_RUN_PATH = '/api/agents/echo-assistant/runs';
+
+interface Exchange {
+  /** Whether every byte of the body was handed to the kernel without an error. */
+  sentWhole: boolean;
+  writeError?: string;
+  /** What came back, whole, once the server closed. */
+  answer: string;
+  /** From the end of the body (or of what was sent) to the server's close. */
+  closedAfterMs: number;
+}
+
+/**
+ * Sends `head` and then `bodyBytes` of body in 64 kB writes (chunks of a chunked body when
+ * `chunked`), waiting for each to drain; reads nothing until then.
+ */
+function sendWholeThenRead(port: number, head: string, bodyBytes: number, stopAfter = bodyBytes, chunked = false): Promise<Exchange> {
+  return new Promise((resolve) => {
+    const socket: Socket = connect({ host: '127.0.0.1', port });
+    const chunks: Buffer[] = [];
+    let sentWhole = false;
+    let writeError: string | undefined;
+    let sentAt = 0;
+    socket.pause();
+    socket.on('error', (err) => (writeError ??= (err as NodeJS.ErrnoException).code ?? err.message));
+    socket.on('close', () => resolve({ sentWhole, writeError, answer: Buffer.concat(chunks).toString('utf8'), closedAfterMs: performance.now() - sentAt }));
+    const piece = Buffer.alloc(64 * 1024, 0x61);
+    let sent = 0;
+    const next = (): void => {
+      while (sent < stopAfter && !socket.destroyed) {
+        const n = Math.min(piece.length, stopAfter - sent);
+        sent += n;
+        const data = chunked ? Buffer.concat([Buffer.from(`${n.toString(16)}\r\n`), piece.subarray(0, n), Buffer.from('\r\n')]) : piece.subarray(0, n);
+        if (!socket.write(data)) return void socket.once('drain', next);
+      }
+      if (socket.destroyed) return;
+      if (chunked && sent === bodyBytes) socket.write('0\r\n\r\n');
+      sentWhole = sent === bodyBytes;
+      sentAt = performance.now();
+      // Only now does the client read, as Python's http.client does.
+      socket.on('data', (c: Buffer) => chunks.push(c));
+      socket.resume();
+    };
+    const framing = chunked ? 'Transfer-Encoding: chunked' : `Content-Length: ${bodyBytes}`;
+    socket.write(head.replace('\r\n\r\n', `\r\n${framing}\r\n\r\n`), () => next());
+  });
+}
+
+describe('the reference service: a refusal before the body came in whole reaches a client still sending', () => {
+  let server: { url: string; close(): Promise<void> };
+  let port = 0;
+  beforeAll(async () => {
+    server = await listen(createService({ memory: true, rateLimitPerMinute: 0 }), 0, '127.0.0.1', { lingerMs: 2_000, lingerIdleMs: 300 });
+    port = Number(new URL(server.url).port);
+  });
+  afterAll(() => server.close());
+
+  it('answers a 12 MB run body 413, read by a client that sent all of it first', async () => {
+    const head = `POST ${RUN_PATH} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKENS.agents}\r\nContent-Type: application/json\r\n\r\n`;
+    const x = await sendWholeThenRead(port, head, 12_000_000);
+    expect(x.writeError, x.answer).toBeUndefined();
+    expect(x.sentWhole).toBe(true);
+    expect(x.answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(x.answer).toMatch(/connection: close/i);
+    expect(x.answer).toContain('The body is over 1048576 bytes.');
+  });
+
+  it('answers the platform API 413, and a 413 to a chunked body (counted as it comes, not announced), the same way', async () => {
+    const platform = await sendWholeThenRead(
+      port,
+      `POST ${PLATFORM_RUN_PATH} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKENS.agents}\r\nContent-Type: application/json\r\n\r\n`,
+      6_000_000,
+    );
+    expect(platform.writeError, platform.answer).toBeUndefined();
+    expect(platform.answer).toMatch(/^HTTP\/1\.1 413 /);
+    const chunked = await sendWholeThenRead(
+      port,
+      `POST ${RUN_PATH} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKENS.agents}\r\nContent-Type: application/json\r\n\r\n`,
+      100_000_000,
+      100_000_000,
+      true,
+    );
+    expect(chunked.writeError, chunked.answer).toBeUndefined();
+    expect(chunked.answer).toMatch(/^HTTP\/1\.1 413 /);
+  });
+
+  it('closes once the client stops sending (idle bound), with the answer delivered', async () => {
+    const head = `POST ${RUN_PATH} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKENS.agents}\r\nContent-Type: application/json\r\n\r\n`;
+    // 3 MB of an announced 12 MB: the client then waits, reading.
+    const x = await sendWholeThenRead(port, head, 12_000_000, 3_000_000);
+    expect(x.answer).toMatch(/^HTTP\/1\.1 413 /);
+    // Closed by the 300 ms idle bound, well before the 2 s bound and Node's own 60 s request timeout.
+    expect(x.closedAfterMs).toBeLessThan(1_900);
+  });
+
+  it('closes a client that never stops sending once the whole bound is spent', async () => {
+    // A client that reads the answer and the server's end, and sends on regardless.
+    const socket = connect({ host: '127.0.0.1', port, allowHalfOpen: true });
+    socket.on('error', () => {});
+    const started = performance.now();
+    let answer = '';
+    socket.on('data', (c: Buffer) => (answer += c.toString('utf8')));
+    socket.write(`POST ${RUN_PATH} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKENS.agents}\r\nContent-Length: 1000000000000\r\n\r\n`);
+    const piece = Buffer.alloc(16 * 1024, 0x61);
+    const pump = setInterval(() => {
+      if (!socket.destroyed) socket.write(piece);
+    }, 20);
+    await new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    clearInterval(pump);
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    const ms = performance.now() - started;
+    expect(ms).toBeGreaterThanOrEqual(1_900);
+    expect(ms).toBeLessThan(10_000);
+  });
+});
