@@ -125,3 +125,30 @@ describe('the reference service: a refusal before the body came in whole reaches
     expect(ms).toBeLessThan(10_000);
   });
 });
+
+describe('the reference service: what is pipelined behind a refused body is not served', () => {
+  it('leaves a schema PUT sent after a refused body undone (its answer could never be sent)', async () => {
+    const service = createService({ memory: true, rateLimitPerMinute: 0 });
+    const server = await listen(service, 0, '127.0.0.1', { lingerMs: 2_000, lingerIdleMs: 300 });
+    try {
+      const port = Number(new URL(server.url).port);
+      const schema = JSON.stringify({ metadataKeys: [{ name: 'piped', propertyType: 'TEXT' }] });
+      const put = `PUT /rest/api/index/custom-metadata/schema/piped HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKENS.everything}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(schema)}\r\n\r\n${schema}`;
+      const socket = connect({ host: '127.0.0.1', port, allowHalfOpen: true });
+      let answer = '';
+      socket.on('data', (c: Buffer) => (answer += c.toString('utf8')));
+      socket.on('error', () => {});
+      const body = Buffer.alloc(3_000_000, 0x61);
+      socket.write(`POST ${RUN_PATH} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKENS.everything}\r\nContent-Length: ${body.length}\r\n\r\n`);
+      // The body's end and the next request leave in one write, as a pipelining client's would.
+      socket.write(Buffer.concat([body, Buffer.from(put)]));
+      socket.end();
+      await new Promise<void>((resolve) => socket.once('close', () => resolve()));
+      expect(answer.match(/^HTTP\/1\.1 \d+/gm)).toEqual(['HTTP/1.1 413']);
+      const read = await fetch(`${server.url}/rest/api/index/custom-metadata/schema/piped`, { headers: { authorization: `Bearer ${TOKENS.everything}` } });
+      expect(read.status).toBe(404);
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -14,6 +14,12 @@ import { Socket } from 'node:net';
 export const LINGER_MS = 30_000;
 export const LINGER_IDLE_MS = 5_000;
 
+/** The events by which Node's server hands over a request (with its response). */
+const PIPELINED_EVENTS = new Set(['request', 'checkContinue', 'checkExpectation']);
+
+/** Connections lingering: what they still send is dropped, not served. */
+const lingering = new WeakSet<Socket>();
+
 /** The request whose body a connection is still reading, for the connections that had one. */
 const bodyOf = new WeakMap<Socket, IncomingMessage>();
 
@@ -26,6 +32,20 @@ export function lingerOnEarlyClose(server: Server, timing: { lingerMs?: number; 
     if (!req || req.complete || this.destroyed) return Socket.prototype.destroySoon.call(this);
     linger(this, req, lingerMs, idleMs);
   }
+  // Requests pipelined behind the body are parsed while the connection lingers (the parser
+  // reads on to find the body's end, and goes on past it in the same chunk). Their answers
+  // could never be written, so they are not served either: a PUT sent after a refused body
+  // must not change a schema that the client is never told about.
+  const emit = server.emit;
+  server.emit = function (this: Server, event: string | symbol, ...args: unknown[]): boolean {
+    if (typeof event === 'string' && PIPELINED_EVENTS.has(event) && lingering.has((args[0] as IncomingMessage).socket)) {
+      const req = args[0] as IncomingMessage;
+      req.removeAllListeners('data');
+      req.resume();
+      return true;
+    }
+    return (emit as (this: Server, event: string | symbol, ...args: unknown[]) => boolean).call(this, event, ...args);
+  } as Server['emit'];
   server.on('request', (req: IncomingMessage) => {
     if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) return;
     const socket = req.socket;
@@ -34,8 +54,6 @@ export function lingerOnEarlyClose(server: Server, timing: { lingerMs?: number; 
     bodyOf.set(socket, req);
   });
 }
-
-const lingering = new WeakSet<Socket>();
 
 function linger(socket: Socket, req: IncomingMessage, lingerMs: number, idleMs: number): void {
   // Node-server's own drain of an unread body ends with destroySoon too: once is enough.
