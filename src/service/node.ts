@@ -94,6 +94,8 @@ export interface ServerTimeouts {
   lingerMs?: number;
   /** How long such a connection lingers with nothing more coming. */
   lingerIdleMs?: number;
+  /** How much of such a body it reads at most. */
+  lingerMaxBytes?: number;
 }
 
 export const DEFAULT_TIMEOUTS = { headersTimeoutMs: 10_000, requestTimeoutMs: 60_000, bodyIdleTimeoutMs: 5_000, checkIntervalMs: 1_000 } as const;
@@ -300,7 +302,7 @@ export function hardenServer(server: Server, timeouts: ServerTimeouts = {}, head
     continueOnFirstRead(req, res);
     server.emit('request', req, res);
   });
-  lingerOnEarlyClose(server, { lingerMs: t.lingerMs, idleMs: t.lingerIdleMs });
+  lingerOnEarlyClose(server, { lingerMs: t.lingerMs, idleMs: t.lingerIdleMs, maxBytes: t.lingerMaxBytes });
   watchConnections(server);
 }
 

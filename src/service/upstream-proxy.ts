@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Readable, Transform } from 'node:stream';
+import { PassThrough, Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { refuse, sendRefusal, type Refusal } from './families.ts';
 import type { Middleware } from './node.ts';
@@ -145,6 +145,23 @@ function tap(see: (chunk: Uint8Array) => void): Transform {
   });
 }
 
+/**
+ * The client's request body as the upstream gets it, through `via`. A body that breaks off
+ * breaks the forwarded one too. But an upstream that answers before it took the whole body
+ * (a 413 judged by Content-Length) ends the forwarded one, and that must not destroy the
+ * client's request: that would reset its connection, and a client still sending would lose
+ * the answer. The request is left as it is, for the answer to close its connection after
+ * (linger.ts reads and drops the rest).
+ */
+function forwardedBody(req: IncomingMessage, via: Transform): Readable {
+  req.pipe(via);
+  req.once('error', (err) => via.destroy(err));
+  req.once('close', () => {
+    if (!req.complete) via.destroy(new Error('The request body broke off.'));
+  });
+  return via;
+}
+
 class UpstreamTimeout extends Error {}
 
 type ReadResult = Awaited<ReturnType<ReadableStreamDefaultReader<Uint8Array>['read']>>;
@@ -206,13 +223,7 @@ async function forward(
     if (typeof v === 'string') requestHeaders.set(name, v);
   }
   const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
-  let requestBody: Readable = req;
-  if (hasBody && recording) {
-    const copy = tap((chunk) => recording.requestChunk(chunk));
-    // A request body that breaks off breaks the forwarded one too (pipeline destroys the tap).
-    pipeline(req, copy).catch(() => {});
-    requestBody = copy;
-  }
+  const requestBody = hasBody ? forwardedBody(req, recording ? tap((chunk) => recording.requestChunk(chunk)) : new PassThrough()) : undefined;
   let timedOut = false;
   const headTimer = setTimeout(() => {
     timedOut = true;
@@ -223,7 +234,7 @@ async function forward(
     upstream = await fetch(target, {
       method: req.method,
       headers: requestHeaders,
-      body: hasBody ? (Readable.toWeb(requestBody) as ReadableStream<Uint8Array>) : undefined,
+      body: requestBody ? (Readable.toWeb(requestBody) as ReadableStream<Uint8Array>) : undefined,
       // Required by Node's fetch for a streamed request body.
       ...(hasBody && { duplex: 'half' }),
       redirect: 'manual',
@@ -280,6 +291,8 @@ async function forward(
   upstream.headers.forEach((value, name) => {
     if (FORWARDED_RESPONSE_HEADERS.has(name) || FORWARDED_RESPONSE_HEADER_PREFIXES.some((p) => name.startsWith(p))) passed[name] = value;
   });
+  // Answered before the client's body came in whole: the rest is not for the next request.
+  if (hasBody && !req.complete) passed.connection = 'close';
   res.writeHead(upstream.status, { ...headers, 'x-content-type-options': 'nosniff', ...passed });
   res.flushHeaders();
   recording?.responseHead(upstream.status, passed);
