@@ -169,6 +169,8 @@ it('a stream refused because the agent needs a durable run offers Run as durable
   expect(document.activeElement).toBe(within(runRegion()).getByRole('button', { name: 'Approve' }));
   await user.keyboard('{Enter}');
   await waitFor(() => expect(headStatus().textContent).toBe('Succeeded'), { timeout: 20_000 });
+  // The decision's buttons went with their card: focus is on the run's state, not the page's body.
+  expect(document.activeElement).toBe(within(runRegion()).getByRole('status', { name: 'Run state' }));
   const states = within(runRegion()).getByRole('list', { name: 'States seen' });
   expect(states.textContent).toMatch(/You approved “Submit expense report”/);
   // What was said while the run went on is gone once it ended.

@@ -1,5 +1,5 @@
 import { useMutation } from '@tanstack/react-query';
-import { useEffect, useId, useMemo, useState } from 'react';
+import { useEffect, useId, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { durableOutputText, type Decision } from '../../../contract/durable-runs';
 import { CopyButton } from '../../../components/copy-button';
 import { SpecBadge } from '../../../components/spec-badge';
@@ -59,6 +59,18 @@ export function DurableRunView({ record, level = 2 }: { record: RunRecord; level
     onSuccess: (_, v) => accepted('respond', v.id),
     retry: false,
   });
+  // A decision's buttons go (disabled while it is sent, then with their card): focus would fall
+  // to the page's body, and a keyboard user start again from the top. It goes to the run's
+  // state instead, which says what the decision did; only after a decision made here.
+  const stateRef = useRef<HTMLSpanElement>(null);
+  const decided = useRef(false);
+  useLayoutEffect(() => {
+    if (!decided.current) return;
+    const focused = document.activeElement;
+    if (focused && focused !== document.body && focused.isConnected && !(focused as HTMLButtonElement).disabled) return;
+    decided.current = false;
+    stateRef.current?.focus();
+  });
   const duration = metricsOf(record).durationMs;
   const transcript = useMemo(() => (run ? durableOutputText(run) : ''), [run]);
   const rawJson = useMemo(() => (snapshot ? JSON.stringify({ run: snapshot.run, request_id: snapshot.requestId }, null, 2) : ''), [snapshot]);
@@ -72,7 +84,7 @@ export function DurableRunView({ record, level = 2 }: { record: RunRecord; level
   return (
     <div className="durable-view">
       <div className="toolbar">
-        <span className={`status status-${statusTone(status)}`} role="status" aria-label="Run state">
+        <span ref={stateRef} tabIndex={-1} className={`status status-${statusTone(status)}`} role="status" aria-label="Run state">
           {statusText(status, record.state.unknownState)}
         </span>
         <span className="muted">
@@ -112,7 +124,10 @@ export function DurableRunView({ record, level = 2 }: { record: RunRecord; level
           interactions={run.pending_interactions}
           now={now}
           submitting={respond.isPending}
-          onSubmit={(decisions) => respond.mutate({ id: record.id, decisions })}
+          onSubmit={(decisions) => {
+            decided.current = true;
+            respond.mutate({ id: record.id, decisions });
+          }}
         />
       )}
       {respond.isError && !ended && (
