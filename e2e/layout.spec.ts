@@ -157,6 +157,23 @@ test.describe('on a laptop (1440×900)', () => {
 
   test.use({ viewport: { width: 1440, height: 900 } });
 
+  test('Go to the approval shows what is to be approved below the sticky Run bar, its choice focused', async ({ page, connection, runs }) => {
+    await page.goto('/connection');
+    await connection.setToken(AGENT_TOKENS.agents);
+    await page.goto('/runs/expense-filer');
+    await runs.answerBy('durable');
+    await runs.writeMessage('File my expenses');
+    await runs.run.click();
+    await expect(page.getByRole('status', { name: 'Run state' })).toHaveText('Waiting for your approval', { timeout: 15_000 });
+    await page.getByRole('button', { name: 'Go to the approval' }).click();
+    const approve = page.getByRole('button', { name: 'Approve' });
+    await expect(approve).toBeFocused();
+    await expect(approve).toBeInViewport();
+    const bar = (await page.locator('.response-head').boundingBox())!;
+    const tool = (await page.getByRole('heading', { name: /Submit expense report/ }).boundingBox())!;
+    expect(tool.y, 'the tool’s name is under the Run bar').toBeGreaterThanOrEqual(bar.y + bar.height);
+  });
+
   test('request and response sit side by side, each scrolling on its own; a started run is in view with Stop beside it', async ({ page, connection, runs }) => {
     await page.goto('/runs/hr-policy-form');
     await connection.setToken(AGENT_TOKENS.agents);

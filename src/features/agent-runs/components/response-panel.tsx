@@ -47,8 +47,16 @@ function goToDecision() {
   const section = all[all.length - 1];
   if (!section) return;
   const choice = section.querySelector<HTMLElement>('button:not(:disabled), input:not(:disabled)');
-  // The choice itself to the middle of the screen: on a phone the run's bar covers the screen's foot.
-  (choice ?? section).scrollIntoView({ block: 'center' });
+  // The run's head covers the pane's top (sticky, wide screens) or the screen's foot (fixed, on
+  // a phone). The approval is shown from its heading (the tool and what it does), just below a
+  // sticky head; the choice itself goes to the middle only when the card is too tall for both.
+  const head = document.querySelector<HTMLElement>('.response-head');
+  const position = head ? getComputedStyle(head).position : '';
+  const headHeight = head?.getBoundingClientRect().height ?? 0;
+  section.style.scrollMarginTop = `${(position === 'sticky' ? headHeight : 0) + 8}px`;
+  section.scrollIntoView({ block: 'start' });
+  const bottom = window.innerHeight - (position === 'fixed' ? headHeight : 0);
+  if (choice && choice.getBoundingClientRect().bottom > bottom) choice.scrollIntoView({ block: 'center' });
   choice?.focus({ preventScroll: true });
 }
 
