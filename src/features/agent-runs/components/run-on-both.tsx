@@ -46,7 +46,7 @@ export function RunOnBoth({ formId, connection, settings, agentId, cannotRunWhy 
           : undefined);
   const blocking = why !== undefined && !(kind === 'api' && mode === 'durable' && cannotRunWhy === undefined);
   const option = (value: Kind, label: string) => (
-    <label className="field radio">
+    <label className="choice">
       <input type="radio" name={`${id}-kind`} value={value} checked={kind === value} onChange={() => setKind(value)} /> {label}
     </label>
   );
