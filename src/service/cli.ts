@@ -47,8 +47,9 @@ PORT overrides the default port (5173 for start, 8787 for service).`;
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
-function printTokens(url: string): void {
-  const lines = [`\n  Console and reference service: ${url}\n`, '  Demo tokens (sandbox only, they mean nothing elsewhere):'];
+/** The demo tokens, under the console's URL when `url` is given (`start`; `service` serves no console). */
+function printTokens(url?: string): void {
+  const lines = [...(url ? [`\n  Console and reference service: ${url}\n`] : ['']), '  Demo tokens (sandbox only, they mean nothing elsewhere):'];
   for (const t of DEMO_TOKENS) lines.push(`    ${t.token.padEnd(38)} ${t.scopes.join(' ')}`);
   lines.push('');
   console.log(lines.join('\n'));
@@ -133,7 +134,7 @@ async function service(args: string[]): Promise<void> {
   if (replay) {
     console.log(`Replaying ${replay.set.recordings.length} recordings from ${resolve(replay.set.dir)}${replay.speed !== 1 ? `, ${replay.speed} times as fast as recorded` : ''}; other API requests answer 404.`);
   }
-  printTokens(url);
+  printTokens();
   hintAllowedHosts(host, options.allowedHosts ?? []);
 }
 

@@ -9,7 +9,7 @@ import { Ajv } from 'ajv';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Recording } from './recording.ts';
 import { expectLegacyError, expectMetadataError, expectProblem, rawCall, TOKENS, type Answer } from './test-http.ts';
 import { runCli, startCli, type CliProcess } from './test-support/cli-process.ts';
@@ -200,6 +200,15 @@ describe('replaying the recordings', () => {
       startCli(['service', '--memory', '--port', '0', '--replay', dir, '--replay-speed', '4']),
     ]);
   }, 120_000);
+
+  it('says at start what it serves: the recordings and the demo tokens, and no console (npm run service serves none)', async () => {
+    // The tokens come after the line the process is known to listen by.
+    await vi.waitFor(() => expect(replay.output()).toContain('sandbox-noscope'), { timeout: 10_000 });
+    const said = replay.output();
+    expect(said).toMatch(/Replaying \d+ recordings from /);
+    expect(said).toContain('Demo tokens (sandbox only');
+    expect(said).not.toMatch(/Console/);
+  });
 
   it('answers a recorded stream with the same events, paced as recorded; the body matches whatever its key order', async () => {
     const replayed = await stream(replay.url, '/api/agents/paced-echo/runs', '{"messages":[{"content":[{"text":"hi","type":"text"}],"role":"USER"}],"stream":true}');
