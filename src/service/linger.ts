@@ -8,9 +8,9 @@ import { Socket } from 'node:net';
  * was still sending: the kernel then resets the connection, and a client that sends its whole
  * body before it reads (Python's http.client, Node's fetch with a streamed body) lost the
  * answer to a broken pipe. So the connection lingers, as nginx's does: the answer goes, then
- * our side's end (FIN), and what the client still sends is read and dropped until it ends or
- * closes; for LINGER_MS at most, no longer than LINGER_IDLE_MS of silence, and no more than
- * LINGER_MAX_BYTES (a body announced larger is not waited for at all).
+ * our side's end (FIN), and what the client still sends is read and dropped, unparsed, until
+ * it ends or closes its side; for LINGER_MS at most, no longer than LINGER_IDLE_MS of silence,
+ * and no more than LINGER_MAX_BYTES (a body announced larger is not waited for at all).
  */
 export const LINGER_MS = 30_000;
 export const LINGER_IDLE_MS = 5_000;
@@ -42,10 +42,9 @@ export function lingerOnEarlyClose(server: Server, limits: LingerLimits = {}): v
   const emit = server.emit as (this: Server, event: string | symbol, ...args: unknown[]) => boolean;
   const handOver = (server: Server, event: string, req: IncomingMessage, res: ServerResponse): boolean => {
     const socket = req.socket;
-    // Parsed while the connection lingers (the parser reads on to find the body's end, and
-    // goes on past it in the same chunk): its answer could never be written, so it is not
-    // served either. A PUT pipelined behind a refused body must not change a schema the
-    // client is never told of.
+    // Parsed from what came in the same read as the linger's start: its answer could never be
+    // written, so it is not served either. A PUT pipelined behind a refused body must not
+    // change a schema the client is never told of.
     if (lingering.has(socket)) return drop(req);
     if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined) {
       // Node ends a connection it will not keep with destroySoon (after the answer's last write).
@@ -74,21 +73,28 @@ function linger(socket: Socket, req: IncomingMessage, bounds: Required<LingerLim
   if (req.headers['transfer-encoding'] === undefined && announced > bounds.maxBytes) return false;
   // Node-server's own drain of an unread body ends with destroySoon too: once is enough.
   if (lingering.has(socket)) return true;
+  // What the request still held is dropped; nothing reads it any more.
+  drop(req);
+  lingerOn(socket, bounds);
+  return true;
+}
+
+/**
+ * Ends our side of `socket` (after what was written) and reads and drops what the client
+ * still sends, within `bounds`, then closes it. The bytes no longer go through Node's HTTP
+ * parser: a body of 1-byte chunks cost a parse and an event per chunk, and held the event
+ * loop for seconds; and nothing pipelined behind it is parsed, let alone served.
+ */
+export function lingerOn(socket: Socket, bounds: Required<LingerLimits>): void {
+  if (lingering.has(socket) || socket.destroyed) return;
   lingering.add(socket);
   const since = performance.now();
-  const readBefore = socket.bytesRead;
-  let lastRead = readBefore;
   let lastActive = since;
-  // The body's bytes go through Node's parser into a request that drops them, with no event
-  // for each: the socket's count of bytes read is the sign of life, and the bound.
+  let read = 0;
   const check = setInterval(
     () => {
       const now = performance.now();
-      if (socket.bytesRead !== lastRead) {
-        lastRead = socket.bytesRead;
-        lastActive = now;
-      }
-      if (now - lastActive >= bounds.idleMs || now - since >= bounds.lingerMs || lastRead - readBefore > bounds.maxBytes) stop();
+      if (now - lastActive >= bounds.idleMs || now - since >= bounds.lingerMs) stop();
     },
     Math.max(10, Math.min(100, bounds.idleMs / 5)),
   );
@@ -97,20 +103,23 @@ function linger(socket: Socket, req: IncomingMessage, bounds: Required<LingerLim
     socket.destroy();
   }
   socket.once('close', () => clearInterval(check));
-  // Once the body ended, or the client ended its side, nothing more will come that needs reading.
-  req.once('end', stop);
   socket.once('end', stop);
-  socket.end();
-  // Whatever still read the body (a web stream over it, which pauses it once its queue is
-  // full and nobody reads on) is done with it: its bytes are dropped from now on, as Node's
-  // own dump of an unread body does.
-  drop(req);
-  // A body still read through the request (not dumped by Node) is counted as it comes: the
-  // bound holds to the chunk, where the check above could let a fast client past it.
-  let counted = 0;
-  req.on('data', (chunk: Buffer) => {
-    if ((counted += chunk.length) > bounds.maxBytes) stop();
+  // Node's parser reads the socket through its 'data' listener (or straight from the handle,
+  // until a 'data' listener is added, which makes Node hand the bytes to listeners instead):
+  // with ours alone, the bytes come here, a read at a time, and go.
+  socket.removeAllListeners('data');
+  socket.on('data', (chunk: Buffer) => {
+    lastActive = performance.now();
+    if ((read += chunk.length) > bounds.maxBytes) stop();
   });
+  socket.end();
   socket.resume();
-  return true;
+  // Reading may have been stopped under the stream (the parser stops the handle when the
+  // request's buffer is full), where resuming a stream that counts as flowing does not start
+  // it again: net's own tryReadStart does this.
+  const handle = (socket as unknown as { _handle?: { reading?: boolean; readStart?(): number } })._handle;
+  if (handle?.readStart && !handle.reading) {
+    handle.reading = true;
+    if (handle.readStart() !== 0) socket.destroy();
+  }
 }
