@@ -45,3 +45,27 @@ it('the link that opens a comparison goes away with its page: focus goes to the 
   await screen.findByRole('heading', { level: 1, name: 'Compare two runs' });
   await waitFor(() => expect(document.activeElement).toBe(document.getElementById('main')));
 });
+
+it('two runs that were both refused are not said to match: the verdict says how each ended, why and with which fault', async () => {
+  const refused = { httpStatus: 429, problem: 'Too many requests: try again in 7 s.', fault: 'status=429; retry-after=7' };
+  await saveWaitRun('refused-a', 1_000, { refused });
+  await saveWaitRun('refused-b', 2_000, { refused });
+  renderConsole('/compare/refused-a/refused-b');
+  await waitFor(() => expect(verdict().textContent).toMatch(/^Neither run ended with an answer; what each sent before it ended is below/));
+  expect(verdict().textContent).not.toMatch(/match/);
+  const ends = within(verdict()).getAllByRole('listitem').map((li) => li.textContent);
+  expect(ends).toEqual([
+    'A: Refused (HTTP 429): Too many requests: try again in 7 s. Sent with the fault “status=429; retry-after=7” (Inject a fault).',
+    'B: Refused (HTTP 429): Too many requests: try again in 7 s. Sent with the fault “status=429; retry-after=7” (Inject a fault).',
+  ]);
+});
+
+it('one answer against a refusal says which run ended without one', async () => {
+  await saveWaitRun('answered', 1_000, { transcript: 'The policy allows ten days of leave.' });
+  await saveWaitRun('refused', 2_000, { refused: { httpStatus: 503, problem: 'The service is unavailable.' } });
+  renderConsole('/compare/answered/refused');
+  await waitFor(() => expect(verdict().textContent).toMatch(/^Run B did not end with an answer/));
+  const [endA, endB] = within(verdict()).getAllByRole('listitem').map((li) => li.textContent);
+  expect(endA).toMatch(/^A: Done/);
+  expect(endB).toBe('B: Refused (HTTP 503): The service is unavailable.');
+});

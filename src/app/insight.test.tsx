@@ -46,7 +46,9 @@ it('the legacy banner runs the same input on both APIs, one POST each, shown liv
   }, { timeout: 20_000 });
   expect(sentLine()).toBe('A against B: legacy API against current API.');
   await user.click(within(verdict()).getByRole('button', { name: 'Stop both' }));
-  await waitFor(() => expect(verdict().textContent).toMatch(/The answers (match|differ)/));
+  // Stopped, neither ended with its answer: the verdict says how each ended, not that they match.
+  await waitFor(() => expect(verdict().textContent).toMatch(/^Neither run ended with an answer/));
+  expect(within(verdict()).getAllByRole("listitem").map((li) => li.textContent)).toEqual([expect.stringMatching(/^A: Stopped/), expect.stringMatching(/^B: Stopped/)]);
   for (const name of ['Run A', 'Run B']) expect(within(screen.getByRole('region', { name })).getByText('Stopped')).toBeTruthy();
   const posts = (await servicePosts()).slice(before).map((p) => p.path).sort();
   expect(posts).toEqual(['/api/agents/slow-storyteller/runs', '/rest/api/v1/agents/runs/stream']);

@@ -10,6 +10,7 @@ import { useRunStore } from '../features/agent-runs/model/run-store-context';
 import type { RunStore } from '../features/agent-runs/model/run-store';
 import { saveRun, type HistoryEntry } from '../features/agent-runs/model/history';
 import { runRequest } from '../features/agent-runs/model/run-request';
+import { SANDBOX_FAULT_HEADER } from '../contract/sandbox-fault';
 import { AppProviders, Layout } from './app';
 
 let rendered: RunStore | undefined;
@@ -99,17 +100,30 @@ export async function runOnBoth(user: { click(element: Element): Promise<void> }
 }
 
 /** Puts an ended wait run of the HR Policy Agent in history, as if it had run here: to compare runs without running them. */
-export function saveWaitRun(id: string, startedAt: number, { input = { topic: id }, transcript = `answer ${id}` }: { input?: Record<string, unknown>; transcript?: string } = {}) {
+export function saveWaitRun(
+  id: string,
+  startedAt: number,
+  {
+    input = { topic: id },
+    transcript = `answer ${id}`,
+    refused,
+  }: { input?: Record<string, unknown>; transcript?: string; refused?: { httpStatus: number; problem: string; fault?: string } } = {},
+) {
+  const request = runRequest('platform', 'wait', { id: 'hr-policy-form', name: 'HR Policy Agent' }, { input });
   const entry: HistoryEntry = {
     id,
     startedAt,
-    request: runRequest('platform', 'wait', { id: 'hr-policy-form', name: 'HR Policy Agent' }, { input }),
+    request: refused?.fault ? { ...request, headers: { [SANDBOX_FAULT_HEADER]: refused.fault } } : request,
     target: { profileId: 'reference', profileLabel: 'Reference service', mode: 'same-origin', baseUrl: '' },
-    status: 'done',
+    status: refused ? 'refused' : 'done',
     durationMs: 5,
     eventCount: 0,
     bytes: transcript.length,
-    transcript,
+    transcript: refused ? '' : transcript,
+    ...(refused && {
+      problem: refused.problem,
+      meta: { method: 'POST', url: '/api/agents/hr-policy-form/runs', status: refused.httpStatus, durationMs: 5, headers: [], receivedAt: startedAt + 5 },
+    }),
   };
   return saveRun(entry);
 }

@@ -22,6 +22,7 @@ import { runDetailsQueryOptions } from '../model/history';
 import type { HistoryEntry } from '../model/history-entry';
 import { isTerminal, statusText, statusTone, type RunStatus } from '../model/run-machine';
 import type { RunRecord } from '../model/run-record';
+import { faultOfRequest } from '../model/run-request';
 import type { TimelineEntry } from '../model/stream-event';
 import type { StreamLog } from '../model/stream-log';
 import { useRunStore, useWatch } from '../model/run-store-context';
@@ -72,6 +73,22 @@ function comparedRun({ entry }: Side): ComparedRun {
     transcript: entry.transcript,
     ...(entry.meta?.headers && { headers: entry.meta.headers }),
   };
+}
+
+/** Whether the run ended with its answer: the only ends whose answers are compared. */
+function answeredRun(entry: HistoryEntry): boolean {
+  return entry.status === 'done' || entry.status === 'SUCCEEDED';
+}
+
+/** How a run ended, its HTTP status, its problem and the fault it was sent with, in a line. */
+function endedAs(entry: HistoryEntry): string {
+  const http = entry.meta?.status !== undefined ? ` (HTTP ${entry.meta.status})` : '';
+  const fault = faultOfRequest(entry.request);
+  return [
+    `${statusText(entry.status, entry.unknownState)}${http}`,
+    entry.problem && !answeredRun(entry) ? `: ${entry.problem}` : '',
+    fault ? ` Sent with the fault “${fault}” (Inject a fault).` : '',
+  ].join('');
 }
 
 /** A finished run's events and answer body, from history (a held run's live log needs no reading). */
@@ -261,7 +278,17 @@ function Comparison({ a, b, onStop, connection }: { a: Side; b: Side; onStop?():
   const bothEnded = ended(a.entry) && ended(b.entry);
   // Diffed once per pair of answers, not on every render (a live log re-renders the page each frame).
   const diff = useMemo(() => (bothEnded ? wordDiff(ra.transcript, rb.transcript) : undefined), [bothEnded, ra.transcript, rb.transcript]);
-  const match = bothEnded && answersMatch(ra.transcript, rb.transcript);
+  // Two runs that gave no answer (refused, failed, stopped) have equal empty answers: that is
+  // not a match, and the verdict says what each ended as, and why where it is known.
+  const unanswered = (
+    [
+      ['A', a],
+      ['B', b],
+    ] as const
+  )
+    .filter(([, side]) => !answeredRun(side.entry))
+    .map(([name]) => name);
+  const match = bothEnded && unanswered.length === 0 && answersMatch(ra.transcript, rb.transcript);
   const sent = sentDifferences({ request: ra.request, profileLabel: ra.profileLabel }, { request: rb.request, profileLabel: rb.profileLabel });
   const rows = metricRows(ra.figures, rb.figures);
   const body = bodyDiff(ra.request.body, rb.request.body);
@@ -289,6 +316,22 @@ function Comparison({ a, b, onStop, connection }: { a: Side; b: Side; onStop?():
               </button>
             )}
           </p>
+        ) : unanswered.length ? (
+          <>
+            <p>
+              <strong>{unanswered.length === 2 ? 'Neither run ended with an answer' : `Run ${unanswered[0]} did not end with an answer`}</strong>; what each sent before it ended is below:
+            </p>
+            <ul>
+              {([
+                ['A', a],
+                ['B', b],
+              ] as const).map(([name, side]) => (
+                <li key={name}>
+                  {name}: {endedAs(side.entry)}
+                </li>
+              ))}
+            </ul>
+          </>
         ) : match ? (
           <p>
             <strong>The answers match</strong>
