@@ -14,9 +14,11 @@ import {
   headerDiff,
   metricRows,
   sentDifferences,
+  splitByApi,
   wordDiff,
   type ComparedRun,
   type TextDiff,
+  type ValueDifference,
 } from '../model/comparison';
 import { runDetailsQueryOptions } from '../model/history';
 import type { HistoryEntry } from '../model/history-entry';
@@ -73,6 +75,19 @@ function comparedRun({ entry }: Side): ComparedRun {
     transcript: entry.transcript,
     ...(entry.meta?.headers && { headers: entry.meta.headers }),
   };
+}
+
+/** Where two bodies sent to the two APIs differ: where the APIs make them, and where the requests themselves do. */
+function bodyWords(body: ValueDifference[]): string {
+  if (!body.length) return 'The bodies are the same.';
+  const { api, requests } = splitByApi(body);
+  const list = (ds: ValueDifference[]) => ds.map((d) => d.pointer).join(', ');
+  return [
+    api.length ? `The bodies differ where the APIs do (${list(api)}).` : '',
+    requests.length ? `They also differ where the requests do, not the APIs (${list(requests)}).` : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
 }
 
 /** Whether the run ended with its answer: the only ends whose answers are compared. */
@@ -349,7 +364,7 @@ function Comparison({ a, b, onStop, connection }: { a: Side; b: Side; onStop?():
         )}
         {bothEnded && migration && (
           <p>
-            {body.length ? `The bodies differ where the APIs do (${body.map((d) => d.pointer).join(', ')}).` : 'The bodies are the same.'}{' '}
+            {bodyWords(body)}{' '}
             {headers.length ? `Headers that differ: ${headers.map((h) => h.name).join(', ')}.` : 'No header differs.'}
           </p>
         )}

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../../contract/agents';
 import { formatBytes } from '../../../lib/format';
-import { answersMatch, bodyDiff, comparisonFileOf, headerDiff, MAX_DIFF_CHARS, metricRows, sentDifferences, wordDiff } from './comparison';
+import { answersMatch, bodyDiff, comparisonFileOf, headerDiff, MAX_DIFF_CHARS, metricRows, sentDifferences, splitByApi, wordDiff } from './comparison';
 import { counterpart, runRequest } from './run-request';
 
 describe('comparison', () => {
@@ -173,5 +173,20 @@ describe('comparison file', () => {
       onlyInB: [' there'],
       headers: [{ name: 'deprecation', a: '@1' }],
     });
+  });
+});
+
+describe('splitByApi', () => {
+  it('tells the members an API puts in a body from what the requests themselves differ in', () => {
+    const user = (text: string): Message => ({ role: 'USER', content: [{ type: 'text', text }] });
+    const agent = { id: 'echo-assistant' };
+    // A conversation's third turn (current API) against a first question on the legacy API.
+    const current = runRequest('platform', 'wait', agent, { messages: [user('hi'), { role: 'GLEAN_AI', content: [{ type: 'text', text: 'Echo: hi' }] }, user('again')] });
+    const legacy = runRequest('legacy', 'wait', agent, { messages: [user('hi')] });
+    const { api, requests } = splitByApi(bodyDiff(legacy.body, current.body));
+    expect(api.map((d) => d.pointer)).toEqual(['/agent_id', '/stream']);
+    expect(requests.map((d) => d.pointer)).toEqual(['/messages/1', '/messages/2']);
+    // The same question on both: only the APIs' members.
+    expect(splitByApi(bodyDiff(legacy.body, counterpart(legacy).body)).requests).toEqual([]);
   });
 });

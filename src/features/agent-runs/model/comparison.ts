@@ -132,6 +132,20 @@ const escapePointer = (k: string) => k.replace(/~/g, '~0').replace(/\//g, '~1');
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Where two JSON values differ, by pointer: a member only one has, or a value that changed. */
+/**
+ * The members of a run's body that say which API and mode it is for, not what it asks: the
+ * legacy API names the agent in the body, the current one says stream or durable there.
+ */
+const API_MEMBERS: ReadonlySet<string> = new Set(['/agent_id', '/stream', '/execution_mode']);
+
+/** A legacy-against-current comparison's body differences: those the APIs make, and the rest, which the requests do. */
+export function splitByApi(differences: readonly ValueDifference[]): { api: ValueDifference[]; requests: ValueDifference[] } {
+  const api: ValueDifference[] = [];
+  const requests: ValueDifference[] = [];
+  for (const d of differences) (API_MEMBERS.has(d.pointer) ? api : requests).push(d);
+  return { api, requests };
+}
+
 export function bodyDiff(a: unknown, b: unknown, pointer = ''): ValueDifference[] {
   const out: ValueDifference[] = [];
   collectBodyDiff(a, b, pointer, out);
