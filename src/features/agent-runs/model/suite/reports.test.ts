@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import { runRequest } from '../run-request';
-import { junitXml } from './reports';
+import { caseLine, junitXml } from './reports';
 import type { CaseResult } from './runner';
 
 function result(name: string, actual: string, pass = false): CaseResult {
@@ -47,5 +47,20 @@ describe('JUnit XML', () => {
     expect(a.failure[1]['#text']).toBe('expected: at least 3 events\nactual: 1 events');
     expect(a).toMatchObject({ classname: 'echo-assistant.current.stream', time: '1.234' });
     expect(b.failure).toBeUndefined();
+  });
+});
+
+describe('a case’s line in the terminal', () => {
+  it('says why a failed case failed when its run had a problem (a replay’s 404 names the closest recording), in one line and bounded', () => {
+    const refused = result('Leave policy echo', 'Refused (resource_not_found)');
+    refused.entry = { ...refused.entry, status: 'refused', problem: 'No recording matches POST /api/agents/echo-assistant/runs.\nThe closest: 0003-post-api-agents-echo-assistant-runs.json (the body differs at /messages/0).' };
+    const line = caseLine(refused).split('\n');
+    expect(line[0]).toMatch(/^FAIL {2}Leave policy echo/);
+    expect(line[1]).toBe('      ✗ the answer equals “x”: got Refused (resource_not_found)');
+    expect(line[2]).toBe('      No recording matches POST /api/agents/echo-assistant/runs. The closest: 0003-post-api-agents-echo-assistant-runs.json (the body differs at /messages/0).');
+    const long = result('long', 'Refused');
+    long.entry = { ...long.entry, problem: 'x'.repeat(1_000) };
+    expect(caseLine(long).split('\n')[2]).toHaveLength(6 + 300 + 1);
+    expect(caseLine(result('passed', 'x', true))).not.toMatch(/\n/);
   });
 });

@@ -93,11 +93,20 @@ export function resultsJson(results: readonly CaseResult[], summary: SuiteSummar
   };
 }
 
-/** A case's line: PASS or FAIL, its name, and for a failure each failed assertion with both values. */
+/** How long a failed case's problem may be on its line (the JUnit and JSON reports keep it whole). */
+const PROBLEM_LINE_CHARS = 300;
+
+/**
+ * A case's line: PASS or FAIL, its name, and for a failure each failed assertion with both
+ * values, then the run's problem when it had one (a replay's 404 names the closest recording
+ * there): what a terminal shows should say why, not only the JUnit file.
+ */
 export function caseLine(r: CaseResult): string {
   const head = `${r.verdict === 'passed' ? 'PASS' : r.verdict === 'failed' ? 'FAIL' : 'STOP'}  ${r.name}  (${r.entry.request.mode}, ${formatCount(r.entry.durationMs)} ms)`;
   const failed = r.assertions.filter((a) => !a.pass).map((a) => `      ✗ ${a.expected}: got ${a.actual}`);
-  return [head, ...failed].join('\n');
+  const problem = r.verdict === 'failed' && r.entry.problem ? r.entry.problem.replace(/\s+/g, ' ') : undefined;
+  const why = problem ? [`      ${problem.length > PROBLEM_LINE_CHARS ? `${problem.slice(0, PROBLEM_LINE_CHARS)}…` : problem}`] : [];
+  return [head, ...failed, ...why].join('\n');
 }
 
 const pad = (s: string, n: number) => s + ' '.repeat(Math.max(0, n - s.length));
