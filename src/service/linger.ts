@@ -56,6 +56,15 @@ export function lingerOnEarlyClose(server: Server, limits: LingerLimits = {}): v
   server.emit = function (this: Server, event: string | symbol, ...args: unknown[]): boolean {
     if (typeof event !== 'string' || !HANDOVER_EVENTS.has(event)) return emit.call(this, event, ...args);
     const [req, res] = args as [IncomingMessage, ServerResponse];
+    // HTTP pipelining: Node hands a request over at once, its answer queued behind the one
+    // before, which may close the connection (a 417, a refusal of a body it did not read) and
+    // so never let it be written. A request queued so waits for its answer to get the
+    // connection, as it does once the one before went and the connection stays; it is not
+    // served if it never does.
+    if (res.socket === null) {
+      res.once('socket', () => void handOver(this, event, req, res));
+      return true;
+    }
     return handOver(this, event, req, res);
   } as Server['emit'];
 }
@@ -97,7 +106,7 @@ export function lingerOn(socket: Socket, bounds: Required<LingerLimits>): void {
       if (now - lastActive >= bounds.idleMs || now - since >= bounds.lingerMs) stop();
     },
     Math.max(10, Math.min(100, bounds.idleMs / 5)),
-  );
+  ).unref();
   function stop(): void {
     clearInterval(check);
     socket.destroy();
