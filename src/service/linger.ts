@@ -97,28 +97,22 @@ function linger(socket: Socket, req: IncomingMessage, bounds: Required<LingerLim
 export function lingerOn(socket: Socket, bounds: Required<LingerLimits>): void {
   if (lingering.has(socket) || socket.destroyed) return;
   lingering.add(socket);
-  const since = performance.now();
-  let lastActive = since;
   let read = 0;
-  const check = setInterval(
-    () => {
-      const now = performance.now();
-      if (now - lastActive >= bounds.idleMs || now - since >= bounds.lingerMs) stop();
-    },
-    Math.max(10, Math.min(100, bounds.idleMs / 5)),
-  ).unref();
+  // The whole bound is one timer; silence is the socket's own idle timeout, which each read
+  // and write restarts (no timer of ours per connection ticking while it lingers).
+  const whole = setTimeout(stop, bounds.lingerMs).unref();
   function stop(): void {
-    clearInterval(check);
+    clearTimeout(whole);
     socket.destroy();
   }
-  socket.once('close', () => clearInterval(check));
+  socket.once('close', () => clearTimeout(whole));
   socket.once('end', stop);
+  socket.setTimeout(bounds.idleMs, stop);
   // Node's parser reads the socket through its 'data' listener (or straight from the handle,
   // until a 'data' listener is added, which makes Node hand the bytes to listeners instead):
   // with ours alone, the bytes come here, a read at a time, and go.
   socket.removeAllListeners('data');
   socket.on('data', (chunk: Buffer) => {
-    lastActive = performance.now();
     if ((read += chunk.length) > bounds.maxBytes) stop();
   });
   socket.end();
