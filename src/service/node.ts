@@ -5,7 +5,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { SERVICE_PREFIXES, type Service } from './app.ts';
 import { familyOf, refusalBody, sendRefusal } from './families.ts';
 import { MAX_BODY_BYTES, newRequestId } from './http.ts';
-import { LINGER_IDLE_MS, LINGER_MAX_BYTES, lingerOn, lingerOnEarlyClose } from './linger.ts';
+import { LINGER_MAX_BYTES, lingerOn, lingerOnEarlyClose } from './linger.ts';
 import { LargeBodyCollector } from './memory.ts';
 import { clip } from './problem-list.ts';
 import { watchConnections } from './turns.ts';
@@ -195,16 +195,16 @@ function parserRefusal(err: NodeJS.ErrnoException): [number, string, string] {
 const REASONS: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
 
 /**
- * A request Node's parser refuses never reaches Hono, and Node would answer it with an
- * empty body. This answers in the custom-metadata error shape instead (the request's path,
- * and so its API family, is unknown at that point), when the socket can still be written.
- */
-/**
  * How long a connection whose request the parser refused (or timed out) reads on after the
  * answer: enough for a client still sending to read it; such a client gets no more than that.
  */
 const CLIENT_ERROR_LINGER_MS = 2_000;
 
+/**
+ * A request Node's parser refuses never reaches Hono, and Node would answer it with an
+ * empty body. This answers in the custom-metadata error shape instead (the request's path,
+ * and so its API family, is unknown at that point), when the socket can still be written.
+ */
 function clientErrorAnswer(headers: Readonly<Record<string, string>>) {
   const extra = Object.entries(headers)
     .filter(([k]) => !['content-type', 'content-length', 'connection', 'x-content-type-options'].includes(k.toLowerCase()))
@@ -223,7 +223,7 @@ function clientErrorAnswer(headers: Readonly<Record<string, string>>) {
     );
     // Ending our side alone left the socket open for as long as the client sent (a 408's body
     // a byte at a time kept thousands open, and what they sent was buffered): it closes soon.
-    lingerOn(socket, { lingerMs: CLIENT_ERROR_LINGER_MS, idleMs: Math.min(LINGER_IDLE_MS, CLIENT_ERROR_LINGER_MS), maxBytes: LINGER_MAX_BYTES });
+    lingerOn(socket, { lingerMs: CLIENT_ERROR_LINGER_MS, idleMs: CLIENT_ERROR_LINGER_MS, maxBytes: LINGER_MAX_BYTES });
   };
 }
 

@@ -295,14 +295,11 @@ function Comparison({ a, b, onStop, connection }: { a: Side; b: Side; onStop?():
   const diff = useMemo(() => (bothEnded ? wordDiff(ra.transcript, rb.transcript) : undefined), [bothEnded, ra.transcript, rb.transcript]);
   // Two runs that gave no answer (refused, failed, stopped) have equal empty answers: that is
   // not a match, and the verdict says what each ended as, and why where it is known.
-  const unanswered = (
-    [
-      ['A', a],
-      ['B', b],
-    ] as const
-  )
-    .filter(([, side]) => !answeredRun(side.entry))
-    .map(([name]) => name);
+  const sides = [
+    ['A', a],
+    ['B', b],
+  ] as const;
+  const unanswered = sides.filter(([, side]) => !answeredRun(side.entry)).map(([name]) => name);
   const match = bothEnded && unanswered.length === 0 && answersMatch(ra.transcript, rb.transcript);
   const sent = sentDifferences({ request: ra.request, profileLabel: ra.profileLabel }, { request: rb.request, profileLabel: rb.profileLabel });
   const rows = metricRows(ra.figures, rb.figures);
@@ -337,10 +334,7 @@ function Comparison({ a, b, onStop, connection }: { a: Side; b: Side; onStop?():
               <strong>{unanswered.length === 2 ? 'Neither run ended with an answer' : `Run ${unanswered[0]} did not end with an answer`}</strong>; what each sent before it ended is below:
             </p>
             <ul>
-              {([
-                ['A', a],
-                ['B', b],
-              ] as const).map(([name, side]) => (
+              {sides.map(([name, side]) => (
                 <li key={name}>
                   {name}: {endedAs(side.entry)}
                 </li>

@@ -131,7 +131,6 @@ export interface ValueDifference {
 const escapePointer = (k: string) => k.replace(/~/g, '~0').replace(/\//g, '~1');
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Where two JSON values differ, by pointer: a member only one has, or a value that changed. */
 /**
  * The members of a run's body that say which API and mode it is for, not what it asks: the
  * legacy API names the agent in the body, the current one says stream or durable there.
@@ -146,6 +145,7 @@ export function splitByApi(differences: readonly ValueDifference[]): { api: Valu
   return { api, requests };
 }
 
+/** Where two JSON values differ, by pointer: a member only one has, or a value that changed. */
 export function bodyDiff(a: unknown, b: unknown, pointer = ''): ValueDifference[] {
   const out: ValueDifference[] = [];
   collectBodyDiff(a, b, pointer, out);
