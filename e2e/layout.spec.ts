@@ -1,8 +1,21 @@
+import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures';
-import { TOKENS } from './pages/connection';
-import { AGENT_TOKENS } from './pages/runs';
+import { TOKENS, type ConnectionPage } from './pages/connection';
+import { AGENT_TOKENS, type RunsPage } from './pages/runs';
 
 const PAGES = ['/connection', '/schemas', '/schemas/sales', '/runs', '/runs/hr-policy-form', '/runs/echo-assistant', '/runs/no-such-agent'];
+
+/** Starts an expense-filer durable run, waits until it asks for its approval, and presses Go to the approval. */
+async function goToPausedApproval(page: Page, connection: ConnectionPage, runs: RunsPage) {
+  await page.goto('/connection');
+  await connection.setToken(AGENT_TOKENS.agents);
+  await page.goto('/runs/expense-filer');
+  await runs.answerBy('durable');
+  await runs.writeMessage('File my expenses');
+  await runs.run.click();
+  await expect(page.getByRole('status', { name: 'Run state' })).toHaveText('Waiting for your approval', { timeout: 15_000 });
+  await page.getByRole('button', { name: 'Go to the approval' }).click();
+}
 
 /** How far the document is wider than the window: 0 when nothing scrolls sideways. */
 const sidewaysOverflow = '(document.documentElement.scrollWidth - window.innerWidth)';
@@ -77,15 +90,8 @@ test.describe('keyboard on a phone (390×844)', () => {
   test.use({ viewport: { width: 390, height: 844 } });
 
   test('the Run bar fixed at the bottom never covers the control that has focus, Tab after Tab, beside a paused durable run', async ({ page, connection, runs }) => {
-    await page.goto('/connection');
-    await connection.setToken(AGENT_TOKENS.agents);
-    await page.goto('/runs/expense-filer');
-    await runs.answerBy('durable');
-    await runs.writeMessage('File my expenses');
-    await runs.run.click();
     // The bar is at its tallest while it says the run waits for a decision.
-    await expect(page.getByRole('status', { name: 'Run state' })).toHaveText('Waiting for your approval', { timeout: 15_000 });
-    await page.getByRole('button', { name: 'Go to the approval' }).click();
+    await goToPausedApproval(page, connection, runs);
     const covered: string[] = [];
     for (let i = 0; i < 40; i++) {
       await page.keyboard.press('Tab');
@@ -158,14 +164,7 @@ test.describe('on a laptop (1440×900)', () => {
   test.use({ viewport: { width: 1440, height: 900 } });
 
   test('Go to the approval shows what is to be approved below the sticky Run bar, its choice focused', async ({ page, connection, runs }) => {
-    await page.goto('/connection');
-    await connection.setToken(AGENT_TOKENS.agents);
-    await page.goto('/runs/expense-filer');
-    await runs.answerBy('durable');
-    await runs.writeMessage('File my expenses');
-    await runs.run.click();
-    await expect(page.getByRole('status', { name: 'Run state' })).toHaveText('Waiting for your approval', { timeout: 15_000 });
-    await page.getByRole('button', { name: 'Go to the approval' }).click();
+    await goToPausedApproval(page, connection, runs);
     const approve = page.getByRole('button', { name: 'Approve' });
     await expect(approve).toBeFocused();
     await expect(approve).toBeInViewport();
