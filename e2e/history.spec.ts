@@ -1,7 +1,3 @@
-import { writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures';
 import { ConnectionPage } from './pages/connection';
 import { AGENT_TOKENS, RunsPage } from './pages/runs';
@@ -123,11 +119,11 @@ function conversationFile(question: string, startedAt: string, parentOf?: Record
   };
 }
 
-async function importFile(page: Page, runs: RunsPage, name: string, content: unknown) {
-  const path = join(tmpdir(), `${Date.now()}-${Math.random().toString(36).slice(2)}-${name}`);
-  await writeFile(path, JSON.stringify(content));
-  await runs.history.getByLabel('Conversation file to import').setInputFiles(path);
-  void page;
+/** The file is handed to the input from memory: nothing is left behind in the machine's temporary directory. */
+async function importFile(runs: RunsPage, name: string, content: unknown) {
+  await runs.history
+    .getByLabel('Conversation file to import')
+    .setInputFiles({ name, mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(content)) });
 }
 
 test('an old conversation imported into a full history is kept and shown; a file whose turns loop is refused, saying where', async ({ page, runs }) => {
@@ -136,12 +132,12 @@ test('an old conversation imported into a full history is kept and shown; a file
   await runs.open();
   // Fifty newer conversations fill history.
   for (let i = 0; i < 50; i++) {
-    await importFile(page, runs, `new-${i}.json`, conversationFile(`newer ${i}`, new Date(Date.now() - 60_000 + i * 100).toISOString()));
+    await importFile(runs, `new-${i}.json`, conversationFile(`newer ${i}`, new Date(Date.now() - 60_000 + i * 100).toISOString()));
     await expect(page).toHaveURL(/\/thread\/imported_/);
   }
   await expect(runs.historyItems).toHaveCount(50);
 
-  await importFile(page, runs, 'old.json', conversationFile('an old question', '2020-01-01T00:00:00.000Z'));
+  await importFile(runs, 'old.json', conversationFile('an old question', '2020-01-01T00:00:00.000Z'));
   const thread = runs.output.getByRole('list', { name: 'Turns' });
   await expect(thread).toContainText('an old question');
   await expect(page.getByText(/No conversation/)).toHaveCount(0);
@@ -152,7 +148,7 @@ test('an old conversation imported into a full history is kept and shown; a file
   await thread.getByText('Events, timeline and raw answer').click();
   await expect(thread.getByLabel('Answer messages')).toContainText('"One answer."');
 
-  await importFile(page, runs, 'loop.json', conversationFile('loop', '2024-01-01T00:00:00.000Z', { a: 'b', b: 'a' }));
+  await importFile(runs, 'loop.json', conversationFile('loop', '2024-01-01T00:00:00.000Z', { a: 'b', b: 'a' }));
   await expect(runs.history.getByRole('alert')).toContainText('loop.json: The turns do not form a tree: turn a follows itself (a → b → a)');
 });
 
