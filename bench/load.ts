@@ -18,7 +18,8 @@
  *          timed from its own POST (also printed: the first event's p99 from the phase's start,
  *          the opening included, as this bench measured before);
  *   bare   the 1000 phase again against a bare node:http server (a third child, `--bare`: the
- *          same agents' events, the same framing, none of the service's work), for the
+ *          same agents' events, the same framing, none of the service's work; it accepts as
+ *          the service does, with copies of its listening socket), for the
  *          baseline of the slow first event in the same run; its slow streams end after
  *          BARE_SLOW_EVENTS events, long after every first event;
  *   1M     one 1,000,000-event firehose stream, with the GET loop;
@@ -233,7 +234,16 @@ async function bare(): Promise<void> {
       setTimeout(tick, slowDelayMs);
     });
   });
-  server.listen({ port: 0, host: HOST, backlog: 4096 }, () => send({ type: 'bare-listening', port: (server.address() as { port: number }).port }));
+  // It listens as the service does (node.ts): the same backlog and the same copies of its
+  // socket, so that the baseline differs from the service in the work, not in how fast the
+  // loop takes in connections (one a turn without the copies).
+  const { ACCEPT_COPIES, LISTEN_BACKLOG } = await import('../src/service/node.ts');
+  const { acceptMany } = await import('../src/service/multi-accept.ts');
+  server.listen({ port: 0, host: HOST, backlog: LISTEN_BACKLOG }, () => {
+    void acceptMany(server, { copies: ACCEPT_COPIES, backlog: LISTEN_BACKLOG }).then(() =>
+      send({ type: 'bare-listening', port: (server.address() as { port: number }).port }),
+    );
+  });
   process.on('disconnect', () => process.exit(0));
 }
 

@@ -1,8 +1,10 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
+import { Server } from 'node:net';
 import { join, resolve } from 'node:path';
 import { createService } from './app.ts';
 import { parseFlags, UsageError } from './flags.ts';
-import { listen } from './node.ts';
+import { ACCEPT_COPIES, listen, LISTEN_BACKLOG } from './node.ts';
+import { acceptMany } from './multi-accept.ts';
 import { OPTIONS_ENV, portOf, RECORD_ENV, replayOptionsOf, SERVICE_FLAGS, serviceOptionsOf, UPSTREAM_TIMEOUT_ENV, UPSTREAMS_ENV, upstreamTimeoutOf } from './options.ts';
 import { isLoopbackHost } from './request-guard.ts';
 import { upstreamProblem } from './upstream-proxy.ts';
@@ -108,6 +110,8 @@ async function start(args: string[]): Promise<void> {
     preview: { port, host, strictPort: true, open: false, allowedHosts: options.allowedHosts ?? [] },
     logLevel: 'warn',
   });
+  // The console's server takes in a burst of connections as the service alone does (node.ts).
+  if (server.httpServer instanceof Server) await acceptMany(server.httpServer, { copies: ACCEPT_COPIES, backlog: LISTEN_BACKLOG });
   const address = server.httpServer.address();
   const actual = typeof address === 'object' && address ? address.port : port;
   printTokens(`http://${host.includes(':') ? `[${host}]` : host}:${actual}`);
