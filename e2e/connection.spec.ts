@@ -1,5 +1,5 @@
 import { expect, test } from './fixtures';
-import { TOKENS } from './pages/connection';
+import { ConnectionPage, TOKENS } from './pages/connection';
 import { UPSTREAM_ORIGIN } from './servers';
 
 const TOKEN_KEY = 'mac.token.reference';
@@ -274,4 +274,32 @@ test.describe('on a phone (390×844)', () => {
     expect(Math.max(...overflow)).toBeLessThanOrEqual(0);
     expect(await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth')).toBeLessThanOrEqual(0);
   });
+});
+
+test('two tabs: each keeps its own token’s scopes and its own profile; a profile made in one is not lost by the other', async ({ connection, page, context }) => {
+  await connection.open();
+  await connection.setToken(TOKENS.global);
+  await connection.setScopes('custommetadata:global_scope');
+
+  // A second tab of the same browser: localStorage shared, sessionStorage its own.
+  const other = new ConnectionPage(await context.newPage());
+  await other.open();
+  await other.setToken(TOKENS.sales);
+  await other.setScopes('custommetadata:sales');
+  await other.createProfile({ name: 'Made in the second tab', token: TOKENS.global });
+
+  // The first tab renames its profile, then is reloaded.
+  await connection.profileName.fill('First tab’s profile');
+  await page.reload();
+  await expect(connection.selectedProfile).toHaveText('First tab’s profile');
+  await expect(connection.token).toHaveValue(TOKENS.global);
+  await expect(connection.scopes).toHaveValue('custommetadata:global_scope');
+  await expect(connection.profile.locator('option')).toHaveText(['First tab’s profile', 'Made in the second tab']);
+
+  // The second tab, reloaded, is still on the profile it made.
+  await other.page.reload();
+  await expect(other.selectedProfile).toHaveText('Made in the second tab');
+  await other.switchTo('First tab’s profile');
+  await expect(other.token).toHaveValue(TOKENS.sales);
+  await expect(other.scopes).toHaveValue('custommetadata:sales');
 });

@@ -1,7 +1,9 @@
 /**
- * Browser storage of the console. Profiles (label, base URL, stated scopes) are kept in
- * localStorage; tokens are kept apart, in sessionStorage by default and in localStorage
- * only when the user ticks "Remember on this device".
+ * Browser storage of the console. Profiles (label, where they connect) are kept in
+ * localStorage, shared by the browser's tabs; tokens are kept apart, in sessionStorage by
+ * default and in localStorage only when the user ticks "Remember on this device", and what is
+ * stated of a token (its scopes, the groups' answers) is kept with it. Which profile a tab
+ * uses is the tab's own.
  */
 
 const PREFIX = 'mac.';
@@ -35,17 +37,44 @@ export const local = {
   get: <T>(key: string, fallback: T) => read(localStorage, key, fallback),
   set: (key: string, value: unknown) => write(localStorage, key, value),
   remove: (key: string) => remove(localStorage, key),
+  /** The key as stored, for matching a StorageEvent. */
+  keyOf: (key: string) => PREFIX + key,
 };
+
+export const session = {
+  get: <T>(key: string, fallback: T) => read(sessionStorage, key, fallback),
+  set: (key: string, value: unknown) => write(sessionStorage, key, value),
+};
+
+/**
+ * A value kept per profile where its token is: in this tab's sessionStorage, or in
+ * localStorage when the profile's token is remembered on this device.
+ */
+function keptWithToken<T>(prefix: string) {
+  return {
+    get(profileId: string): T | undefined {
+      return read<T | undefined>(sessionStorage, `${prefix}.${profileId}`, undefined) ?? read<T | undefined>(localStorage, `${prefix}.${profileId}`, undefined);
+    },
+    set(profileId: string, value: T | undefined, remember: boolean): void {
+      remove(sessionStorage, `${prefix}.${profileId}`);
+      remove(localStorage, `${prefix}.${profileId}`);
+      if (value === undefined) return;
+      write(remember ? localStorage : sessionStorage, `${prefix}.${profileId}`, value);
+    },
+  };
+}
+
+const tokens = keptWithToken<string>('token');
 
 /** Tokens, by profile id: where they live follows the profile's "remember" choice. */
 export const tokenStore = {
-  get(profileId: string): string | undefined {
-    return read<string | undefined>(sessionStorage, `token.${profileId}`, undefined) ?? read<string | undefined>(localStorage, `token.${profileId}`, undefined);
-  },
-  set(profileId: string, token: string | undefined, remember: boolean): void {
-    remove(sessionStorage, `token.${profileId}`);
-    remove(localStorage, `token.${profileId}`);
-    if (!token) return;
-    write(remember ? localStorage : sessionStorage, `token.${profileId}`, token);
-  },
+  get: tokens.get,
+  set: (profileId: string, token: string | undefined, remember: boolean) => tokens.set(profileId, token || undefined, remember),
 };
+
+/**
+ * What is said of a profile's token, by profile id: the scopes the user states it has and what
+ * the groups answered it. Kept with the token, and as long: another tab, with a token of its
+ * own for the same profile, states its own.
+ */
+export const tokenFacts = keptWithToken<unknown>('stated');

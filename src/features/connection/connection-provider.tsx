@@ -1,6 +1,6 @@
-import { createContext, useCallback, useContext, useLayoutEffect, useMemo, useState, type ReactNode } from 'react';
+import { createContext, useCallback, useContext, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { ConnectionContext, ConnectionsContext, fingerprintOf, type ActiveConnection, type Connections, type GroupOutcome } from '../../lib/connection';
-import { baseUrlOf, loadProfiles, profileProblem, saveProfiles, tokenStore, type Profile, type ProfilesState } from './profiles';
+import { adoptSavedProfiles, savedProfileIds, baseUrlOf, loadProfiles, profileProblem, SAVED_PROFILES_KEY, saveProfiles, tokenStore, type Profile, type ProfilesState } from './profiles';
 
 export interface ProfilesApi {
   state: ProfilesState;
@@ -37,7 +37,26 @@ export function ConnectionProvider({ children }: { children: ReactNode }) {
 
   // Saved in the commit that shows the change, not in a later task: a page left (or reloaded)
   // the moment it shows a group's outcome, or a profile's edit, had not always kept it.
-  useLayoutEffect(() => saveProfiles(state), [state]);
+  const saved = useRef<ProfilesState | undefined>(undefined);
+  useLayoutEffect(() => {
+    saveProfiles(state, saved.current);
+    saved.current = state;
+  }, [state]);
+  // Another tab saved the profiles (added one, renamed one): this tab takes them in before it
+  // saves again, so that its next save does not drop what the other made.
+  useEffect(() => {
+    const onStorage = (e: StorageEvent) => {
+      if (e.storageArea !== localStorage || e.key !== SAVED_PROFILES_KEY || e.newValue === null) return;
+      setState(adoptSavedProfiles);
+      // A profile made there with a token remembered on this device has it here too.
+      setTokens((t) => {
+        const missing = savedProfileIds().filter((id) => !(id in t));
+        return missing.length ? { ...t, ...Object.fromEntries(missing.map((id) => [id, tokenStore.get(id)])) } : t;
+      });
+    };
+    window.addEventListener('storage', onStorage);
+    return () => window.removeEventListener('storage', onStorage);
+  }, []);
 
   // An outcome belongs to the profile whose connection sent the request, not to the one active
   // when the answer arrives: the user may have switched meanwhile, and "Run on both" sends with

@@ -73,7 +73,8 @@ it('with the bundled service, offers the demo tokens that have the scope the pag
   const heading = await screen.findByRole('heading', { name: 'The page behind the gate' });
   expect(sessionStorage.getItem(TOKEN_KEY)).toBe(JSON.stringify('sandbox-agents-1d6f3b9e0a7c2548'));
   expect(localStorage.getItem(TOKEN_KEY)).toBeNull();
-  // The profile states the demo token's scopes, as choosing it on the Connection page does.
-  expect(JSON.parse(localStorage.getItem('mac.profiles')!).profiles[0].scopes).toEqual([AGENTS_SCOPE]);
+  // The profile states the demo token's scopes, as choosing it on the Connection page does, kept
+  // with the token in this tab.
+  expect(JSON.parse(sessionStorage.getItem('mac.stated.reference')!).scopes).toEqual([AGENTS_SCOPE]);
   expect(document.activeElement?.contains(heading)).toBe(true);
 });
