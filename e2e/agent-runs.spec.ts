@@ -186,7 +186,7 @@ test('reports a mid-stream failure on both APIs, and the legacy API warns of its
   ]);
   // The answer's own Deprecation and Sunset headers are now the banner's source.
   await expect(runs.deprecation).toContainText('as the last answer’s Deprecation and Sunset headers say');
-  await expect(runs.deprecation).toContainText('/api/agents/flaky-reporter/runs');
+  await expect(runs.deprecation).toContainText('POST /api/agents/flaky-reporter/runs');
 
   await runs.switchToReplacement.click();
   await expect(runs.currentApi).toBeChecked();

@@ -20,7 +20,8 @@ export function DeprecationBanner({ headers, mode, onSwitch, formId, canCompare 
         <strong>Deprecated endpoint.</strong> <code>/rest/api/v1/agents/runs/stream|wait</code> were deprecated on {day(d.deprecatedAt)} and are
         scheduled for removal on {day(d.sunsetAt)}
         {d.fromHeaders ? ' (as the last answer’s Deprecation and Sunset headers say)' : ''}. The replacement is{' '}
-        <code>{d.successor ?? 'POST /api/agents/{agent_id}/runs'}</code>
+        {/* The successor Link names a path: the method is the one the legacy run was sent with. */}
+        <code>POST {d.successor ?? '/api/agents/{agent_id}/runs'}</code>
         {mode === 'stream' ? (
           <>
             {' '}
