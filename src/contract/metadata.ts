@@ -11,6 +11,15 @@ export const PROPERTY_TYPE_MEANING: Record<PropertyType, string> = {
   MULTIPICKLIST: 'a list of values from a small set; exact match; usable as a facet',
 };
 
+/** What a key means for search: its type's meaning, unless skipIndexing keeps it out of search. */
+export function searchMeaningOf(key: Pick<MetadataKey, 'propertyType' | 'skipIndexing'>): string {
+  const meaning = PROPERTY_TYPE_MEANING[key.propertyType] as string | undefined;
+  if (meaning === undefined) return 'a type this console does not know';
+  if (!key.skipIndexing) return meaning;
+  // The value's shape stays true; what it says of matching and facets does not.
+  return `${meaning.split(/[;,]/)[0]}; not indexed: stored with the document, never matched or used as a facet`;
+}
+
 export const MAX_KEYS_PER_GROUP = 20;
 export const MAX_GROUPS = 50;
 

@@ -30,3 +30,30 @@ it('lists the first 200 of 250 keys, says so, and filters them by name', async (
   expect(table.querySelectorAll('tbody tr')).toHaveLength(2);
   expect(screen.getByRole('note').textContent).toBe('✂ 2 of 250 keys match; the first 2 are listed. The Raw JSON tab has them all.');
 });
+
+it('a key kept out of search (skipIndexing) is not said to be matched in search', () => {
+  const data: MetadataSchema = {
+    metadataKeys: [
+      { name: 'summary', propertyType: 'TEXT' },
+      { name: 'internal_note', propertyType: 'TEXT', skipIndexing: true },
+      { name: 'region', propertyType: 'PICKLIST', skipIndexing: true },
+    ],
+  };
+  const response: ApiResponse<MetadataSchema> = {
+    method: 'GET',
+    url: '/rest/api/index/custom-metadata/schema/sales',
+    status: 200,
+    durationMs: 3,
+    headers: [['content-type', 'application/json']],
+    rawBody: JSON.stringify(data),
+    receivedAt: 0,
+    data,
+  };
+  render(<SchemaView response={response} group="sales" />);
+  const rows = [...screen.getByRole('table', { name: 'Keys of group sales' }).querySelectorAll('tbody tr')].map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent));
+  expect(rows).toEqual([
+    ['summary', 'TEXT', 'single free text, matched in full-text search', 'searchable'],
+    ['internal_note', 'TEXT', 'single free text; not indexed: stored with the document, never matched or used as a facet', 'stored only (skipIndexing)'],
+    ['region', 'PICKLIST', 'one value from a small set; not indexed: stored with the document, never matched or used as a facet', 'stored only (skipIndexing)'],
+  ]);
+});

@@ -1,7 +1,7 @@
 import { useId, useMemo, useState } from 'react';
 import { formatCount } from '../../lib/format';
 import { SpecBadge } from '../../components/spec-badge';
-import { PROPERTY_TYPE_MEANING, type MetadataSchema } from '../../contract/metadata';
+import { searchMeaningOf, type MetadataSchema } from '../../contract/metadata';
 import type { ApiResponse } from '../../lib/api-client';
 import { ResponseMetaView, ResponseSummary } from '../../components/response-meta';
 import { Tabs } from '../../components/tabs';
@@ -69,7 +69,7 @@ function SchemaTabs({ response, group }: { response: ApiResponse<MetadataSchema>
                         <code>{k.name}</code>
                       </td>
                       <td>{k.propertyType}</td>
-                      <td>{PROPERTY_TYPE_MEANING[k.propertyType] ?? 'a type this console does not know'}</td>
+                      <td>{searchMeaningOf(k)}</td>
                       <td>{k.skipIndexing ? 'stored only (skipIndexing)' : 'searchable'}</td>
                     </tr>
                   ))}
