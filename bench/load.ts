@@ -132,7 +132,7 @@ function send(msg: FromChild): void {
 
 async function serve(dataDir: string, tokenCount: number): Promise<void> {
   const { createService } = await import('../src/service/app.ts');
-  const { listen } = await import('../src/service/node.ts');
+  const { ACCEPT_COPIES, listen } = await import('../src/service/node.ts');
   const { newTokenString } = await import('../src/service/store.ts');
   // The request rate limit is off (the GET loop alone passes 600 a minute); the run cap stays at its default.
   const runs = { now: 0, peak: 0 };
@@ -149,7 +149,7 @@ async function serve(dataDir: string, tokenCount: number): Promise<void> {
     service.store.addToken(token, { label: `bench:load ${i + 1}`, scopes: ['agents.run'] });
     return token;
   });
-  const { url } = await listen(service, 0, HOST);
+  const { url } = await listen(service, 0, HOST, {}, { acceptCopies: ACCEPT_COPIES });
   // The service's own view: how late its event loop ran, whatever the clients measure.
   const delay = monitorEventLoopDelay({ resolution: 5 });
   delay.enable();

@@ -110,7 +110,8 @@ async function start(args: string[]): Promise<void> {
     preview: { port, host, strictPort: true, open: false, allowedHosts: options.allowedHosts ?? [] },
     logLevel: 'warn',
   });
-  // The console's server takes in a burst of connections as the service alone does (node.ts).
+  // The console's server takes in a burst of connections as the service alone does (node.ts);
+  // listening on the copies sets its backlog to the service's (Vite listens with Node's 511).
   if (server.httpServer instanceof Server) await acceptMany(server.httpServer, { copies: ACCEPT_COPIES, backlog: LISTEN_BACKLOG });
   const address = server.httpServer.address();
   const actual = typeof address === 'object' && address ? address.port : port;
@@ -133,7 +134,7 @@ async function service(args: string[]): Promise<void> {
   const options = { ...serviceOptionsOf(flags), ...(replay && { replay }) };
   const svc = createService(options);
   const host = flags.host ?? '127.0.0.1';
-  const { url } = await listen(svc, portOf(flags.port, 8787), host);
+  const { url } = await listen(svc, portOf(flags.port, 8787), host, {}, { acceptCopies: ACCEPT_COPIES });
   console.log(`Reference service on ${url} (data: ${flags.memory ? 'in memory' : resolve(flags.data ?? '.data')})`);
   if (replay) {
     console.log(`Replaying ${replay.set.recordings.length} recordings from ${resolve(replay.set.dir)}${replay.speed !== 1 ? `, ${replay.speed} times as fast as recorded` : ''}; other API requests answer 404.`);

@@ -1,8 +1,10 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync, unlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
-import { afterEach, expect, test } from 'vitest';
+import { afterEach, expect, test, vi } from 'vitest';
 import { createService } from './app.ts';
 import { acceptMany } from './multi-accept.ts';
 import { ACCEPT_COPIES, listen } from './node.ts';
@@ -11,6 +13,7 @@ const HOST = '127.0.0.1';
 const BURST = 40;
 const cleanup: (() => unknown)[] = [];
 afterEach(async () => {
+  vi.restoreAllMocks();
   for (const step of cleanup.splice(0).reverse()) await step();
 });
 
@@ -52,6 +55,13 @@ function queueBurst(port: number): void {
   const script = `const net = require('net'); let n = 0; for (let i = 0; i < ${BURST}; i++) net.connect(${port}, '${HOST}', () => { if (++n === ${BURST}) process.exit(0); });`;
   execFileSync(process.execPath, ['-e', script], { env: { PATH: process.env.PATH }, timeout: 30_000 });
 }
+
+/** Waits up to 10 s for `ok`; says whether it came. */
+const until = async (ok: () => boolean) => {
+  const end = Date.now() + 10_000;
+  while (!ok() && Date.now() < end) await new Promise((r) => setTimeout(r, 5));
+  return ok();
+};
 
 const accepted = async (turns: number[], count: number) => {
   const end = Date.now() + 10_000;
@@ -130,8 +140,8 @@ function descriptorsOf(port: number): number {
   }).length;
 }
 
-test.runIf(process.platform === 'linux')("the service's listen holds ACCEPT_COPIES + 1 descriptors of its socket, and close() lets go of every one", async () => {
-  const { url, close } = await listen(createService({ memory: true }), 0, HOST);
+test.runIf(process.platform === 'linux')("the CLI's listen holds ACCEPT_COPIES + 1 descriptors of its socket, and close() lets go of every one", async () => {
+  const { url, close } = await listen(createService({ memory: true }), 0, HOST, {}, { acceptCopies: ACCEPT_COPIES });
   const port = Number(new URL(url).port);
   expect(descriptorsOf(port)).toBe(ACCEPT_COPIES + 1);
   expect((await fetch(`${url}/sandbox/info`)).status).toBe(200);
@@ -163,4 +173,82 @@ test('closing the server while the copies are on their way closes the late ones 
   await new Promise<void>((resolve) => server.close(() => resolve()));
   expect(await copies).toBeLessThan(31);
   expect(descriptorsOf(port)).toBe(0);
+});
+
+/**
+ * BURST connections that queue while this loop is held, each sending a GET (its index as the
+ * path) and then staying open until the test ends: a child connects them and touches a file once
+ * all are connected, and this process spins (no turn of its loop) until then.
+ */
+function heldBurst(port: number): void {
+  const flag = join(tmpdir(), `multi-accept-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  const script = `const net = require('net'); let n = 0;
+    for (let i = 0; i < ${BURST}; i++) { const s = net.connect(${port}, '${HOST}', () => { s.write('GET /' + i + ' HTTP/1.1\\r\\nHost: ${HOST}\\r\\n\\r\\n');
+      if (++n === ${BURST}) require('fs').writeFileSync(${JSON.stringify(flag)}, ''); }); s.on('error', () => {}); }
+    setInterval(() => {}, 1e6);`;
+  const child = spawn(process.execPath, ['-e', script], { stdio: 'inherit', env: { PATH: process.env.PATH } });
+  cleanup.push(() => child.kill('SIGKILL'));
+  const end = Date.now() + 20_000;
+  while (!existsSync(flag) && Date.now() < end);
+  if (existsSync(flag)) unlinkSync(flag);
+}
+
+test("connections taken on a copy count as the server's: getConnections(), and close() waits for them to end", async () => {
+  const held: http.ServerResponse[] = [];
+  const { server, port } = await listening((_req, res) => void held.push(res));
+  expect(await acceptMany(server, { copies: 7, backlog: 512 })).toBe(7);
+  heldBurst(port);
+  expect(await until(() => held.length === BURST)).toBe(true);
+  // Each socket's server, which its end is counted off: the HTTP server's, whichever descriptor took it.
+  expect(held.filter((r) => (r.socket as unknown as { _server: unknown })._server === server)).toHaveLength(BURST);
+  expect(await new Promise<number>((resolve, reject) => server.getConnections((e, n) => (e ? reject(e) : resolve(n))))).toBe(BURST);
+  // Node's graceful close: 'close' once the last connection has ended, not before.
+  let closed = false;
+  server.close(() => (closed = true));
+  for (const r of held.slice(0, BURST - 1)) r.writeHead(200, { connection: 'close' }).end('done');
+  await new Promise((r) => setTimeout(r, 300));
+  expect(closed).toBe(false);
+  held[BURST - 1]!.writeHead(200, { connection: 'close' }).end('done');
+  expect(await until(() => closed)).toBe(true);
+});
+
+test('maxConnections caps the connections the server holds, whichever descriptor took them', async () => {
+  const held: http.ServerResponse[] = [];
+  const drops: unknown[] = [];
+  const { server, port } = await listening((_req, res) => void held.push(res));
+  server.maxConnections = 10;
+  server.on('drop', (d) => drops.push(d));
+  expect(await acceptMany(server, { copies: 7, backlog: 512 })).toBe(7);
+  heldBurst(port);
+  expect(await until(() => drops.length === BURST - 10)).toBe(true);
+  expect(held).toHaveLength(10);
+});
+
+test('a copier that cannot be spawned at all (Node throws: E2BIG) leaves the server as it was', async () => {
+  const { server, port } = await listening();
+  // Over Linux's 128 kB for one environment string: execve fails, and spawn() throws.
+  vi.stubEnv('MULTI_ACCEPT_TEST_BIG', 'x'.repeat(200_000));
+  expect(await acceptMany(server, { copies: 7, backlog: 512 })).toBe(0);
+  const { url, close } = await listen(createService({ memory: true }), 0, HOST, {}, { acceptCopies: ACCEPT_COPIES });
+  vi.unstubAllEnvs();
+  expect((await fetch(`${url}/sandbox/info`)).status).toBe(200);
+  await close();
+  expect(await (await fetch(`http://${HOST}:${port}/x`)).text()).toBe('ok');
+  await new Promise<void>((resolve, reject) => server.close((e) => (e ? reject(e) : resolve())));
+});
+
+test('an accept error met on the copies is not thrown at a server with no listener for it', async () => {
+  const copies: net.Server[] = [];
+  const createServer = net.createServer;
+  vi.spyOn(net, 'createServer').mockImplementation(((...args: Parameters<typeof net.createServer>) => {
+    const copy = createServer(...args);
+    copies.push(copy);
+    return copy;
+  }) as typeof net.createServer);
+  const { server, port } = await listening();
+  expect(await acceptMany(server, { copies: 3, backlog: 512 })).toBe(3);
+  expect(server.listenerCount('error')).toBe(0);
+  // What net.Server does when libuv reports a failed accept (lib/net.js, onconnection).
+  for (const copy of copies) copy.emit('error', Object.assign(new Error('accept ENOBUFS'), { code: 'ENOBUFS', syscall: 'accept' }));
+  expect(await (await fetch(`http://${HOST}:${port}/x`)).text()).toBe('ok');
 });

@@ -5,7 +5,7 @@
  * it is ready: one per turn of the loop. While a thousand run streams are being written a turn
  * lasts 1 to 3 ms, and in `npm run bench:load` clients' connections waited up to 660 ms in the
  * kernel's accept queue (300 queued at once, seen with `ss -ltn`), their requests unread: most
- * of the slow first event's p99, with the service's own loop a third idle.
+ * of the slow first event's p99, with the service's own loop a third idle over the phase.
  *
  * Node 20 can neither open a second listening socket on the port (`reusePort` came in Node
  * 22.12) nor duplicate a descriptor, but a handle sent over an IPC channel arrives as a new
@@ -15,7 +15,7 @@
  * every copy, so a turn accepts up to `copies + 1` connections; when fewer are queued, the
  * other copies' accept() gets EAGAIN inside libuv and no JavaScript runs.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 
 /** The child: sends each handle it is given back as many times as asked, until the parent lets go of it. */
@@ -37,15 +37,32 @@ interface Native {
   close(): void;
 }
 
+/** What net.Server keeps of its connections (Node's lib/net.js): counted where `close` waits for them. */
+interface Counting {
+  _connections: number;
+}
+
 /**
  * Gives a listening TCP server `copies` more descriptors to accept on. Resolves with how many it
- * got: 0 where it cannot (Windows, a pipe, a child that fails), and the server accepts as before.
- * Closing the server closes the copies at once: no connection is accepted after `close()`.
+ * got: 0 where it cannot (Windows, a pipe, a child that fails or cannot be spawned), and the
+ * server accepts as before. Closing the server closes the copies at once: no connection is
+ * accepted after `close()`.
  */
 export function acceptMany(server: net.Server, { copies, backlog, timeoutMs = 10_000 }: AcceptManyOptions): Promise<number> {
   const handle = (server as unknown as { _handle?: Native | null })._handle;
   const address = server.address();
   if (copies < 1 || process.platform === 'win32' || !handle || typeof address !== 'object' || address === null) return Promise.resolve(0);
+
+  const env = { ...process.env };
+  // The child needs no loader or flag of the parent's (tsx, a heap size): a bare node starts fastest.
+  delete env.NODE_OPTIONS;
+  let child: ChildProcess;
+  try {
+    child = spawn(process.execPath, ['-e', COPIER], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], env });
+  } catch {
+    // Node throws at once for some failures (E2BIG, ENOMEM on a loaded machine): one accept a turn, as before.
+    return Promise.resolve(0);
+  }
 
   const extras: net.Server[] = [];
   let closed = false;
@@ -57,10 +74,6 @@ export function acceptMany(server: net.Server, { copies, backlog, timeoutMs = 10
     return close.call(this, callback);
   } as typeof server.close;
 
-  const env = { ...process.env };
-  // The child needs no loader or flag of the parent's (tsx, a heap size): a bare node starts fastest.
-  delete env.NODE_OPTIONS;
-  const child = spawn(process.execPath, ['-e', COPIER], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], env });
   return new Promise<number>((resolve) => {
     let finished = false;
     const done = () => {
@@ -84,9 +97,24 @@ export function acceptMany(server: net.Server, { copies, backlog, timeoutMs = 10
       // A socket accepted on a copy is made as the server would make it: half-open allowed for
       // HTTP, Nagle off (an SSE event is not held back), the same keep-alive and buffer sizes.
       for (const key of SOCKET_SETTINGS) (extra as unknown as Record<string, unknown>)[key] = (server as unknown as Record<string, unknown>)[key];
-      extra.on('connection', (socket: net.Socket) => server.emit('connection', socket));
-      // What the server itself would meet on accept (EMFILE and the like): its listeners decide.
-      extra.on('error', (err) => server.emit('error', err));
+      extra.on('connection', (socket: net.Socket) => {
+        // Counted as the server's own, not the copy's: getConnections(), maxConnections, and
+        // close() and 'close', which wait for the server's connections to end.
+        const own = server as unknown as Counting;
+        if (server.maxConnections && own._connections >= server.maxConnections) {
+          const { localAddress, localPort, localFamily, remoteAddress, remotePort, remoteFamily } = socket;
+          server.emit('drop', { localAddress, localPort, localFamily, remoteAddress, remotePort, remoteFamily });
+          return void socket.destroy();
+        }
+        (extra as unknown as Counting)._connections--;
+        own._connections++;
+        (socket as unknown as { _server: net.Server })._server = server;
+        server.emit('connection', socket);
+      });
+      // An accept error (ENOBUFS, ENOMEM) is the queue's, which the server's own descriptor
+      // meets too and reports as before: not once more per copy, and not to a server with no
+      // listener left for it.
+      extra.on('error', () => {});
       extra.listen(copy, backlog);
       // The copies must not hold the process open once the server lets it go.
       extra.unref();

@@ -331,19 +331,26 @@ function continueOnFirstRead(req: IncomingMessage, res: ServerResponse): void {
 /** Connections the kernel may queue before they are accepted; Linux caps it at net.core.somaxconn (4096 by default). */
 export const LISTEN_BACKLOG = 4096;
 /**
- * Copies of the listening socket (multi-accept.ts): a turn of the loop accepts up to one more
- * connection per copy. In bench:load's burst of 1,000 streams, 15, 31 and 63 copies all took the
- * slow first event's p99 from about 1,060 ms to 540-730 ms; the fewer, the less a lone
- * connection costs (each copy without a connection to take is one accept() that gets EAGAIN).
+ * Copies of the listening socket that `npm start` and `npm run service` accept on
+ * (multi-accept.ts): a turn of the loop accepts up to one more connection per copy. In
+ * bench:load's burst of 1,000 streams, 15, 31 and 63 copies all took the slow first event's
+ * p99 from about 1,060 ms to 540-730 ms. The fewer, the less a lone connection costs: each copy
+ * with no connection to take is one more accept() that gets EAGAIN (with 31, a client opening
+ * one connection per request cost the service about 20 % more CPU).
  */
-export const ACCEPT_COPIES = 31;
+export const ACCEPT_COPIES = 15;
 
-/** Serves the service alone on `host:port` (port 0 picks a free one). */
+/**
+ * Serves the service alone on `host:port` (port 0 picks a free one). `acceptCopies`: copies of
+ * the listening socket to accept on too (ACCEPT_COPIES for the CLI; none by default, for the
+ * tests that start a service each, where a copier child per start would cost 100 ms or more).
+ */
 export function listen(
   service: Service,
   port: number,
   host = '127.0.0.1',
   timeouts: ServerTimeouts = {},
+  { acceptCopies = 0 }: { acceptCopies?: number } = {},
 ): Promise<{ url: string; close(): Promise<void> }> {
   const checkInterval = timeouts.checkIntervalMs ?? DEFAULT_TIMEOUTS.checkIntervalMs;
   const listener = requestListener(service);
@@ -365,7 +372,7 @@ export function listen(
     // connect at once; they come back only after the kernel's retransmission back-off
     // (1 s, 3 s, 7 s…), which is how a stream's first event took seconds under load.
     server.listen({ port, host, backlog: LISTEN_BACKLOG }, async () => {
-      await acceptMany(server, { copies: ACCEPT_COPIES, backlog: LISTEN_BACKLOG });
+      await acceptMany(server, { copies: acceptCopies, backlog: LISTEN_BACKLOG });
       const info = server.address() as AddressInfo;
       const shownHost = host.includes(':') ? `[${host}]` : host;
       resolve({
