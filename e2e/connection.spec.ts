@@ -303,3 +303,48 @@ test('two tabs: each keeps its own token’s scopes and its own profile; a profi
   await expect(other.token).toHaveValue(TOKENS.sales);
   await expect(other.scopes).toHaveValue('custommetadata:sales');
 });
+
+test('two tabs: typing fast in one loses nothing to the other, which takes each change in and writes none back', async ({ connection, context }) => {
+  await connection.open();
+  const other = new ConnectionPage(await context.newPage());
+  await other.open();
+  await connection.profileName.click();
+  await connection.page.keyboard.press('End');
+  // No delay between keys: each is a save here and a StorageEvent there.
+  await connection.page.keyboard.type(' the quick brown fox jumps');
+  await expect(other.selectedProfile).toHaveText('Reference service the quick brown fox jumps');
+  await expect(connection.profileName).toHaveValue('Reference service the quick brown fox jumps');
+  await connection.page.waitForTimeout(500);
+  await expect(connection.profileName).toHaveValue('Reference service the quick brown fox jumps');
+});
+
+test('two tabs: Remember ticked in one keeps the other’s own token and scopes; a deletion there is said here', async ({ connection, page, context }) => {
+  await connection.open();
+  await connection.setToken(TOKENS.global);
+  await connection.setScopes('custommetadata:global_scope');
+  const other = new ConnectionPage(await context.newPage());
+  await other.open();
+  await other.setToken(TOKENS.sales);
+  await other.setScopes('custommetadata:sales');
+  await connection.remember.check();
+  await expect(other.remember).not.toBeChecked();
+  await page.reload();
+  await expect(connection.token).toHaveValue(TOKENS.global);
+  await expect(connection.scopes).toHaveValue('custommetadata:global_scope');
+  await other.page.reload();
+  await expect(other.token).toHaveValue(TOKENS.sales);
+  await expect(other.scopes).toHaveValue('custommetadata:sales');
+
+  // The first tab makes a profile and uses it; the other tab deletes it.
+  await connection.createProfile({ name: 'Short-lived' });
+  await other.switchTo('Short-lived');
+  await other.scopes.click();
+  await connection.goToPage();
+  await connection.profileRow('Short-lived').getByRole('button', { name: /^Delete/ }).click();
+  const said = other.panel.getByRole('status', { name: 'Changed in another tab' });
+  await expect(said).toHaveText(/“Short-lived” was deleted in another tab; this tab now uses “Reference service”\./);
+  // What was being typed in belonged to the deleted profile: focus is on what says so.
+  await expect(said.locator('p')).toBeFocused();
+  await expect(other.selectedProfile).toHaveText('Reference service');
+  await expect(other.scopes).toHaveValue('custommetadata:sales');
+});

@@ -67,9 +67,9 @@ test('"Use another token" on a refused run offers another profile or a new one b
   const stored = await shell.storage();
   // The refused profile keeps its token; the new one has its own.
   expect(stored.session['mac.token.reference']).toBe(JSON.stringify(AGENT_TOKENS.everything));
-  const profiles = JSON.parse(stored.local['mac.profiles']!) as { profiles: { id: string; label: string }[] };
-  expect(profiles.profiles.map((p) => p.label)).toEqual(['Reference service', 'Demo: agents']);
+  const order = JSON.parse(stored.local['mac.profileOrder']!) as string[];
+  expect(order.map((id) => (JSON.parse(stored.local[`mac.profile.${id}`]!) as { label: string }).label)).toEqual(['Reference service', 'Demo: agents']);
   const activeId = JSON.parse(stored.session['mac.activeProfile']!) as string;
-  expect(activeId).toBe(profiles.profiles[1]!.id);
+  expect(activeId).toBe(order[1]);
   expect(stored.session[`mac.token.${activeId}`]).toBe(JSON.stringify(AGENT_TOKENS.agents));
 });

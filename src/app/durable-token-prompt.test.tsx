@@ -109,11 +109,11 @@ it('a new profile made with the new token reads the run, and the refused profile
   await readsTheRun(main);
   expect(within(main).getByText(/profile Run owner/)).toBeTruthy();
   expect(sessionStorage.getItem('mac.token.reference')).toBe(JSON.stringify(DEMO_EVERYTHING));
-  const saved = JSON.parse(localStorage.getItem('mac.profiles')!) as { profiles: { id: string; label: string }[] };
-  expect(saved.profiles.map((p) => p.label)).toEqual(['Reference service', 'Run owner']);
+  const order = JSON.parse(localStorage.getItem('mac.profileOrder')!) as string[];
+  expect(order.map((id) => (JSON.parse(localStorage.getItem(`mac.profile.${id}`)!) as { label: string }).label)).toEqual(['Reference service', 'Run owner']);
   // The tab's profile is the new one, which has the new token.
   const activeId = JSON.parse(sessionStorage.getItem('mac.activeProfile')!) as string;
-  expect(activeId).toBe(saved.profiles[1]!.id);
+  expect(activeId).toBe(order[1]);
   expect(sessionStorage.getItem(`mac.token.${activeId}`)).toBe(JSON.stringify(DEMO.agents));
 });
 

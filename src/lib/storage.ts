@@ -39,6 +39,14 @@ export const local = {
   remove: (key: string) => remove(localStorage, key),
   /** The key as stored, for matching a StorageEvent. */
   keyOf: (key: string) => PREFIX + key,
+  /** The keys (without the prefix) that begin with `start`. */
+  keysWith(start: string): string[] {
+    try {
+      return Object.keys(localStorage).filter((k) => k.startsWith(PREFIX + start)).map((k) => k.slice(PREFIX.length));
+    } catch {
+      return [];
+    }
+  },
 };
 
 export const session = {
@@ -51,15 +59,33 @@ export const session = {
  * localStorage when the profile's token is remembered on this device.
  */
 function keptWithToken<T>(prefix: string) {
+  const key = (profileId: string) => `${prefix}.${profileId}`;
   return {
+    /** This tab's own, else the device's. */
     get(profileId: string): T | undefined {
-      return read<T | undefined>(sessionStorage, `${prefix}.${profileId}`, undefined) ?? read<T | undefined>(localStorage, `${prefix}.${profileId}`, undefined);
+      return read<T | undefined>(sessionStorage, key(profileId), undefined) ?? read<T | undefined>(localStorage, key(profileId), undefined);
     },
+    inTab: (profileId: string) => read<T | undefined>(sessionStorage, key(profileId), undefined),
+    onDevice: (profileId: string) => read<T | undefined>(localStorage, key(profileId), undefined),
     set(profileId: string, value: T | undefined, remember: boolean): void {
-      remove(sessionStorage, `${prefix}.${profileId}`);
-      remove(localStorage, `${prefix}.${profileId}`);
+      remove(sessionStorage, key(profileId));
+      remove(localStorage, key(profileId));
       if (value === undefined) return;
-      write(remember ? localStorage : sessionStorage, `${prefix}.${profileId}`, value);
+      write(remember ? localStorage : sessionStorage, key(profileId), value);
+    },
+    /** The device's copy, leaving this tab's as it is. */
+    keepOnDevice(profileId: string, value: T): void {
+      write(localStorage, key(profileId), value);
+    },
+    /** A copy for this tab alone, leaving the device's as it is. */
+    keepInTab(profileId: string, value: T | undefined): void {
+      if (value === undefined) remove(sessionStorage, key(profileId));
+      else write(sessionStorage, key(profileId), value);
+    },
+    /** The profile whose value a StorageEvent's key names, if it names one. */
+    profileOf(storedKey: string | null): string | undefined {
+      const start = PREFIX + prefix + '.';
+      return storedKey?.startsWith(start) ? storedKey.slice(start.length) : undefined;
     },
   };
 }
@@ -68,7 +94,7 @@ const tokens = keptWithToken<string>('token');
 
 /** Tokens, by profile id: where they live follows the profile's "remember" choice. */
 export const tokenStore = {
-  get: tokens.get,
+  ...tokens,
   set: (profileId: string, token: string | undefined, remember: boolean) => tokens.set(profileId, token || undefined, remember),
 };
 

@@ -12,7 +12,7 @@ import { targetText } from './profiles';
  * summary (profile, target, masked token, scopes) that opens into the full panel.
  */
 export function ConnectionPanel() {
-  const { state, active, activate, token } = useProfiles();
+  const { state, active, activate, token, notice, dismissNotice } = useProfiles();
   const narrow = useMediaQuery(NARROW);
   const demos = useDemoTokens();
   const selectId = useId();
@@ -31,6 +31,25 @@ export function ConnectionPanel() {
     const summary = details.current?.querySelector('summary');
     if (!open && summary && details.current?.contains(document.activeElement) && document.activeElement !== summary) summary.focus();
   }, [open]);
+  // A change from another tab (this tab's profile deleted, or moved to another server) is said
+  // here; the field being typed in belonged to what changed, so focus goes to what says so.
+  const aside = useRef<HTMLElement>(null);
+  const said = useRef<HTMLParagraphElement>(null);
+  useLayoutEffect(() => {
+    if (notice && aside.current?.contains(document.activeElement) && document.activeElement !== said.current) said.current?.focus();
+  }, [notice]);
+  const changedElsewhere = (
+    <div role="status" aria-label="Changed in another tab" className="profile-notice-region">
+      {notice && (
+        <p className="warning" tabIndex={-1} ref={said}>
+          {notice.text}{' '}
+          <button type="button" onClick={dismissNotice}>
+            Dismiss
+          </button>
+        </p>
+      )}
+    </div>
+  );
   const refused = Object.entries(active.outcomes).filter(([, o]) => o === 'refused').map(([g]) => g);
   const worked = Object.entries(active.outcomes).filter(([, o]) => o === 'ok').map(([g]) => g);
   const body: ReactNode = (
@@ -59,14 +78,16 @@ export function ConnectionPanel() {
   );
   if (!narrow) {
     return (
-      <aside className="connection-panel" aria-label="Connection">
+      <aside className="connection-panel" aria-label="Connection" ref={aside}>
         <h2>Connection</h2>
+        {changedElsewhere}
         {body}
       </aside>
     );
   }
   return (
-    <aside className="connection-panel connection-summary" aria-label="Connection">
+    <aside className="connection-panel connection-summary" aria-label="Connection" ref={aside}>
+      {changedElsewhere}
       <details ref={details} open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
         <summary>
           <span className="summary-title">Connection</span> <strong>{active.label}</strong> · {targetText(active)} · token{' '}

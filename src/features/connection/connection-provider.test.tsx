@@ -78,88 +78,172 @@ it('an answer from the profile’s old server is not recorded once its server ch
   expect(outcomesOf('a')).toEqual({});
 });
 
-// --- Tabs. Profiles are saved in localStorage, which the browser's tabs share; each tab has its
-// own sessionStorage. "Another tab" here writes localStorage as that tab would and sends this
-// one the StorageEvent the browser sends (e2e/connection.spec.ts does it with two real tabs).
+// --- Tabs. The browser's tabs share localStorage (a record per profile, and their order);
+// each has its own sessionStorage. "Another tab" here writes localStorage as that tab would and
+// sends this one the StorageEvent the browser sends (e2e/connection.spec.ts does it with two
+// real tabs).
 
-const saved = () => JSON.parse(localStorage.getItem('mac.profiles')!) as { profiles: Record<string, unknown>[] };
+const record = (id: string) => JSON.parse(localStorage.getItem(`mac.profile.${id}`)!) as Record<string, unknown>;
+const order = () => JSON.parse(localStorage.getItem('mac.profileOrder')!) as string[];
 
-/** Another tab saves the profiles with `change` made to them. */
-function anotherTabSaves(change: (profiles: Record<string, unknown>[]) => Record<string, unknown>[]) {
-  const before = localStorage.getItem('mac.profiles');
-  const record = { ...saved(), profiles: change(saved().profiles) };
-  const newValue = JSON.stringify(record);
-  localStorage.setItem('mac.profiles', newValue);
-  act(() => window.dispatchEvent(new StorageEvent('storage', { key: 'mac.profiles', oldValue: before, newValue, storageArea: localStorage })));
+/** Another tab writes `key` (a key of localStorage, `value` undefined to remove it); this tab hears of it. */
+function anotherTabWrites(key: string, value: unknown) {
+  const oldValue = localStorage.getItem(key);
+  const newValue = value === undefined ? null : JSON.stringify(value);
+  if (newValue === null) localStorage.removeItem(key);
+  else localStorage.setItem(key, newValue);
+  act(() => window.dispatchEvent(new StorageEvent('storage', { key, oldValue, newValue, storageArea: localStorage })));
 }
 
-it('the scopes a token is said to have are kept with the token, in this tab: the profiles all tabs share carry none', () => {
+it('the scopes a token is said to have are kept with the token, in this tab: what all tabs share says where profiles connect, no more', () => {
   freshBrowser(DEMO.agents, PROFILES);
   const { seen } = renderProvider();
   act(() => seen.profiles!.update('a', { scopes: ['agents.run'] }));
   act(() => seen.connection!.recordOutcome('hr', 'refused'));
-  expect(saved().profiles[0]).toEqual({ id: 'a', label: 'Profile A', mode: 'same-origin', target: '', remember: false });
+  expect(record('a')).toEqual({ id: 'a', label: 'Profile A', mode: 'same-origin', target: '' });
   expect(JSON.parse(sessionStorage.getItem('mac.stated.a')!)).toEqual({ scopes: ['agents.run'], outcomes: { hr: 'refused' } });
   // Another tab, with a token of its own for A, renames A: this tab's scopes and outcomes stay.
-  anotherTabSaves((ps) => ps.map((p) => (p.id === 'a' ? { ...p, label: 'Renamed there' } : p)));
+  anotherTabWrites('mac.profile.a', { id: 'a', label: 'Renamed there', mode: 'same-origin', target: '' });
   expect(seen.connection!.profileLabel).toBe('Renamed there');
   expect(seen.connection!.scopes).toEqual(['agents.run']);
   expect(seen.connection!.outcomes).toEqual({ hr: 'refused' });
-  // Reloaded, this tab still has its own.
   cleanup();
   const reloaded = renderProvider();
   expect(reloaded.seen.connection!.scopes).toEqual(['agents.run']);
   expect(reloaded.seen.connection!.profileLabel).toBe('Renamed there');
 });
 
-it('a profile another tab made is kept when this tab saves next, and shown here at once', () => {
+it('a profile another tab made shows here at once, and an edit made here before its news arrives does not drop it', () => {
   freshBrowser(DEMO.agents, PROFILES);
   const { seen } = renderProvider();
-  anotherTabSaves((ps) => [...ps, { id: 'c', label: 'Made in another tab', mode: 'same-origin', target: '', remember: false }]);
-  expect(seen.profiles!.state.profiles.map((p) => p.label)).toEqual(['Profile A', 'Profile B', 'Made in another tab']);
+  // The other tab has written its new profile; this tab edits A before hearing of it.
+  localStorage.setItem('mac.profile.c', JSON.stringify({ id: 'c', label: 'Made in another tab', mode: 'same-origin', target: '' }));
+  localStorage.setItem('mac.profileOrder', JSON.stringify(['a', 'b', 'c']));
   act(() => seen.profiles!.update('a', { label: 'Renamed here' }));
-  expect(saved().profiles.map((p) => p.label)).toEqual(['Renamed here', 'Profile B', 'Made in another tab']);
+  expect(order()).toEqual(['a', 'b', 'c']);
+  expect(record('c').label).toBe('Made in another tab');
+  expect(record('a').label).toBe('Renamed here');
+  anotherTabWrites('mac.profile.c', { id: 'c', label: 'Made in another tab', mode: 'same-origin', target: '' });
+  expect(seen.profiles!.state.profiles.map((p) => p.label)).toEqual(['Renamed here', 'Profile B', 'Made in another tab']);
 });
 
-it('each tab keeps its own choice of profile; a new tab opens with the one chosen last', () => {
+it('what another tab wrote is taken in without being written back: an older copy read late cannot undo a newer one', () => {
+  freshBrowser(DEMO.agents, PROFILES);
+  const { seen } = renderProvider();
+  const writes: string[] = [];
+  const setItem = Storage.prototype.setItem;
+  Storage.prototype.setItem = function (this: Storage, key: string, value: string) {
+    if (this === localStorage) writes.push(key);
+    return setItem.call(this, key, value);
+  };
+  try {
+    anotherTabWrites('mac.profile.a', { id: 'a', label: 'Ty', mode: 'same-origin', target: '' });
+    anotherTabWrites('mac.profile.a', { id: 'a', label: 'Typ', mode: 'same-origin', target: '' });
+    anotherTabWrites('mac.profileOrder', ['b', 'a']);
+  } finally {
+    Storage.prototype.setItem = setItem;
+  }
+  // Only the other tab's own three writes: this one wrote nothing back.
+  expect(writes).toEqual(['mac.profile.a', 'mac.profile.a', 'mac.profileOrder']);
+  expect(seen.profiles!.state.profiles.map((p) => p.label)).toEqual(['Profile B', 'Typ']);
+});
+
+it('each tab keeps its own choice of profile and screen-share mode; a new tab opens with the ones chosen last', () => {
   freshBrowser(DEMO.agents, PROFILES);
   const { seen } = renderProvider();
   act(() => seen.profiles!.activate('b'));
-  // Another tab chooses A, and saves.
-  localStorage.setItem('mac.activeProfile', JSON.stringify('a'));
-  anotherTabSaves((ps) => ps);
+  act(() => seen.profiles!.setScreenShare(true));
+  // Another tab chooses A, without screen-share.
+  anotherTabWrites('mac.activeProfile', 'a');
+  anotherTabWrites('mac.screenShare', false);
   expect(seen.connection!.profileId).toBe('b');
+  expect(seen.connection!.screenShare).toBe(true);
   cleanup();
-  expect(renderProvider().seen.connection!.profileId).toBe('b');
-  // A new tab: no sessionStorage of its own yet.
+  const reloaded = renderProvider().seen.connection!;
+  expect([reloaded.profileId, reloaded.screenShare]).toEqual(['b', true]);
   cleanup();
   sessionStorage.clear();
-  expect(renderProvider().seen.connection!.profileId).toBe('a');
+  const fresh = renderProvider().seen.connection!;
+  expect([fresh.profileId, fresh.screenShare]).toEqual(['a', false]);
 });
 
-it('what is said of a token remembered on this device is kept with it, for every tab; a tab does not write back another tab’s', () => {
-  freshBrowser(DEMO.agents, { ...PROFILES, profiles: PROFILES.profiles.map((p) => (p.id === 'a' ? { ...p, remember: true } : p)) });
+it('Remember ticked in another tab does not touch this tab’s own token or what it said of it', () => {
+  freshBrowser(DEMO.agents, PROFILES);
+  sessionStorage.setItem('mac.token.a', JSON.stringify(DEMO.agents));
   const { seen } = renderProvider();
-  act(() => seen.profiles!.update('a', { scopes: ['custommetadata:sales'] }));
-  expect(JSON.parse(localStorage.getItem('mac.stated.a')!)).toEqual({ scopes: ['custommetadata:sales'], outcomes: {} });
-  expect(sessionStorage.getItem('mac.stated.a')).toBeNull();
-  // Another tab states other scopes for the remembered token; this tab then edits profile B only.
-  localStorage.setItem('mac.stated.a', JSON.stringify({ scopes: ['custommetadata:global_scope'], outcomes: {} }));
-  act(() => seen.profiles!.update('b', { label: 'B renamed' }));
+  act(() => seen.profiles!.update('a', { scopes: ['agents.run'] }));
+  // Another tab, with its own token for A, remembers it on this device.
+  anotherTabWrites('mac.token.a', 'sandbox-global-3f9c2a7d41e8b605');
+  anotherTabWrites('mac.stated.a', { scopes: ['custommetadata:global_scope'], outcomes: {} });
+  expect(seen.connection!.token).toBe(DEMO.agents);
+  expect(seen.profiles!.active.remember).toBe(false);
+  act(() => seen.connection!.recordOutcome('sales', 'ok'));
   expect(JSON.parse(localStorage.getItem('mac.stated.a')!)).toEqual({ scopes: ['custommetadata:global_scope'], outcomes: {} });
-  // A new tab reads them from the device.
+  cleanup();
+  const reloaded = renderProvider().seen.connection!;
+  expect([reloaded.token, reloaded.scopes]).toEqual([DEMO.agents, ['agents.run']]);
+  // A new tab opens with what the device remembers.
   cleanup();
   sessionStorage.clear();
-  expect(renderProvider().seen.connection!.scopes).toEqual(['custommetadata:global_scope']);
+  const fresh = renderProvider().seen;
+  expect([fresh.connection!.token, fresh.connection!.scopes, fresh.profiles!.active.remember]).toEqual(['sandbox-global-3f9c2a7d41e8b605', ['custommetadata:global_scope'], true]);
 });
 
-it('profiles saved before tokens had their own record keep their stated scopes and outcomes', () => {
-  freshBrowser(DEMO.agents, { ...PROFILES, profiles: PROFILES.profiles.map((p) => (p.id === 'a' ? { ...p, scopes: ['agents.run'], outcomes: { sales: 'ok' } } : p)) });
+it('a tab using the token remembered on this device keeps it for itself when another tab forgets it or remembers another', () => {
+  freshBrowser(DEMO.agents, PROFILES);
+  sessionStorage.clear();
+  localStorage.setItem('mac.token.a', JSON.stringify(DEMO.agents));
+  localStorage.setItem('mac.stated.a', JSON.stringify({ scopes: ['agents.run'], outcomes: {} }));
   const { seen } = renderProvider();
-  expect(seen.connection!.scopes).toEqual(['agents.run']);
-  expect(seen.connection!.outcomes).toEqual({ sales: 'ok' });
-  expect(saved().profiles[0]!.scopes).toBeUndefined();
-  expect(JSON.parse(sessionStorage.getItem('mac.stated.a')!)).toEqual({ scopes: ['agents.run'], outcomes: { sales: 'ok' } });
+  expect([seen.connection!.token, seen.profiles!.active.remember]).toEqual([DEMO.agents, true]);
+  // Another tab unticks Remember: the device forgets the token.
+  anotherTabWrites('mac.token.a', undefined);
+  anotherTabWrites('mac.stated.a', undefined);
+  expect([seen.connection!.token, seen.connection!.scopes, seen.profiles!.active.remember]).toEqual([DEMO.agents, ['agents.run'], false]);
+  expect(JSON.parse(sessionStorage.getItem('mac.token.a')!)).toBe(DEMO.agents);
+  cleanup();
+  expect(renderProvider().seen.connection!.token).toBe(DEMO.agents);
+});
+
+it('a profile moved to another server in another tab: its field shows where, old answers go, and this tab is told', () => {
+  freshBrowser(DEMO.agents, PROFILES);
+  const { seen } = renderProvider();
+  act(() => seen.connection!.recordOutcome('hr', 'refused'));
+  anotherTabWrites('mac.profile.a', { id: 'a', label: 'Profile A', mode: 'direct', target: 'https://one.example' });
+  expect(seen.connection!.baseUrl).toBe('https://one.example');
+  expect(seen.connection!.outcomes).toEqual({});
+  expect(seen.profiles!.notice?.text).toBe('“Profile A” now connects to https://one.example: changed in another tab.');
+});
+
+it('this tab’s profile deleted in another tab: it is told, and has its token and scopes again after that tab’s Undo', () => {
+  freshBrowser(DEMO.agents, PROFILES);
+  sessionStorage.setItem('mac.token.a', JSON.stringify(DEMO.agents));
+  const { seen } = renderProvider();
+  act(() => seen.profiles!.update('a', { scopes: ['agents.run'] }));
+  anotherTabWrites('mac.profile.a', undefined);
+  anotherTabWrites('mac.profileOrder', ['b']);
+  expect(seen.connection!.profileId).toBe('b');
+  expect(seen.profiles!.notice?.text).toBe('“Profile A” was deleted in another tab; this tab now uses “Profile B”.');
+  // The other tab's Undo.
+  anotherTabWrites('mac.profile.a', { id: 'a', label: 'Profile A', mode: 'same-origin', target: '' });
+  anotherTabWrites('mac.profileOrder', ['a', 'b']);
+  act(() => seen.profiles!.activate('a'));
+  expect([seen.connection!.token, seen.connection!.scopes]).toEqual([DEMO.agents, ['agents.run']]);
+});
+
+it('profiles saved by the previous version: every tab keeps their scopes, and the profile chosen last', () => {
+  freshBrowser(DEMO.agents, { ...PROFILES, activeId: 'b', profiles: PROFILES.profiles.map((p) => ({ ...p, scopes: [`custommetadata:${p.id}`], outcomes: { sales: 'ok' } })) });
+  const first = renderProvider().seen;
+  expect([first.connection!.profileId, first.connection!.scopes]).toEqual(['b', ['custommetadata:b']]);
+  expect(order()).toEqual(['a', 'b']);
+  cleanup();
+  // A second tab, with a token of its own.
+  sessionStorage.clear();
+  sessionStorage.setItem('mac.token.a', JSON.stringify(DEMO.agents));
+  const second = renderProvider().seen;
+  expect(second.connection!.profileId).toBe('b');
+  act(() => second.profiles!.activate('a'));
+  expect(second.connection!.scopes).toEqual(['custommetadata:a']);
 });
 
 it('a deleted profile takes what was said of its token with it; Undo brings it back', () => {
@@ -169,6 +253,9 @@ it('a deleted profile takes what was said of its token with it; Undo brings it b
   const b = seen.profiles!.state.profiles[1]!;
   act(() => seen.profiles!.remove('b'));
   expect(sessionStorage.getItem('mac.stated.b')).toBeNull();
+  expect(localStorage.getItem('mac.profile.b')).toBeNull();
+  expect(order()).toEqual(['a']);
   act(() => seen.profiles!.restore(b, undefined, 1, false));
   expect(JSON.parse(sessionStorage.getItem('mac.stated.b')!)).toEqual({ scopes: ['agents.run'], outcomes: {} });
+  expect(order()).toEqual(['a', 'b']);
 });

@@ -1,6 +1,27 @@
 import { createContext, useCallback, useContext, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { ConnectionContext, ConnectionsContext, fingerprintOf, type ActiveConnection, type Connections, type GroupOutcome } from '../../lib/connection';
-import { adoptSavedProfiles, savedProfileIds, baseUrlOf, loadProfiles, profileProblem, SAVED_PROFILES_KEY, saveProfiles, tokenStore, type Profile, type ProfilesState } from './profiles';
+import { tokenFacts } from '../../lib/storage';
+import {
+  baseUrlOf,
+  isTokenFacts,
+  loadProfiles,
+  ORDER_STORAGE_KEY,
+  profileProblem,
+  recordOf,
+  rememberChoice,
+  saveProfiles,
+  sharedProfileOf,
+  tabSideOf,
+  targetText,
+  tokenStore,
+  withOrder,
+  withoutProfile,
+  withRecord,
+  type Adopted,
+  type Profile,
+  type ProfilesState,
+  type TokenFacts,
+} from './profiles';
 
 export interface ProfilesApi {
   state: ProfilesState;
@@ -17,6 +38,14 @@ export interface ProfilesApi {
   /** Sets the active profile's token; `remember`, when given, also sets where it is kept. */
   setToken(token: string | undefined, remember?: boolean): void;
   setScreenShare(on: boolean): void;
+  /** What another tab changed for this one, said once. */
+  notice: ProfilesNotice | undefined;
+  dismissNotice(): void;
+}
+
+export interface ProfilesNotice {
+  id: number;
+  text: string;
 }
 
 const ProfilesContext = createContext<ProfilesApi | null>(null);
@@ -31,33 +60,16 @@ export function useProfiles(): ProfilesApi {
 export function ConnectionProvider({ children }: { children: ReactNode }) {
   const [state, setState] = useState<ProfilesState>(loadProfiles);
   const active = state.profiles.find((p) => p.id === state.activeId) ?? state.profiles[0]!;
-  const [tokens, setTokens] = useState<Record<string, string | undefined>>(() =>
-    Object.fromEntries(state.profiles.map((p) => [p.id, tokenStore.get(p.id)])),
-  );
+  const [tokens, setTokens] = useState<Record<string, string | undefined>>(() => Object.fromEntries(state.profiles.map((p) => [p.id, tabTokenOf(p)])));
 
   // Saved in the commit that shows the change, not in a later task: a page left (or reloaded)
   // the moment it shows a group's outcome, or a profile's edit, had not always kept it.
   const saved = useRef<ProfilesState | undefined>(undefined);
+  const [adopted] = useState<Adopted>(() => ({ records: new Map() }));
   useLayoutEffect(() => {
-    saveProfiles(state, saved.current);
+    saveProfiles(state, saved.current, adopted);
     saved.current = state;
-  }, [state]);
-  // Another tab saved the profiles (added one, renamed one): this tab takes them in before it
-  // saves again, so that its next save does not drop what the other made.
-  useEffect(() => {
-    const onStorage = (e: StorageEvent) => {
-      if (e.storageArea !== localStorage || e.key !== SAVED_PROFILES_KEY || e.newValue === null) return;
-      setState(adoptSavedProfiles);
-      // A profile made there with a token remembered on this device has it here too.
-      setTokens((t) => {
-        const missing = savedProfileIds().filter((id) => !(id in t));
-        return missing.length ? { ...t, ...Object.fromEntries(missing.map((id) => [id, tokenStore.get(id)])) } : t;
-      });
-    };
-    window.addEventListener('storage', onStorage);
-    return () => window.removeEventListener('storage', onStorage);
-  }, []);
-
+  }, [state, adopted]);
   // An outcome belongs to the profile whose connection sent the request, not to the one active
   // when the answer arrives: the user may have switched meanwhile, and "Run on both" sends with
   // a profile that is not active at all. It also belongs to the token that sent it: a new token
@@ -91,16 +103,84 @@ export function ConnectionProvider({ children }: { children: ReactNode }) {
     [recorders],
   );
 
+  // What the storage handler and the actions read: the state and tokens of the last commit.
+  const latest = useRef({ state, tokens });
+  useLayoutEffect(() => {
+    latest.current = { state, tokens };
+  });
+  const [notice, setNotice] = useState<ProfilesNotice | undefined>(undefined);
+
+  // Other tabs write what the browser's tabs share (localStorage): this tab takes it in.
+  useEffect(() => {
+    const onStorage = (e: StorageEvent) => {
+      if (e.storageArea !== localStorage) return;
+      const { state: s, tokens: t } = latest.current;
+      const recordId = recordOf(e.key);
+      if (recordId !== undefined) {
+        // A profile added, renamed, moved or deleted there: taken in (never written back), so
+        // that this tab's next save, which writes only what it changed, drops nothing of it.
+        const record = e.newValue === null ? null : sharedProfileOf(parsed(e.newValue));
+        if (record === undefined) return;
+        adopted.records.set(recordId, record && JSON.stringify(record));
+        const mine = s.profiles.find((p) => p.id === recordId);
+        if (record === null) {
+          setState((now) => withoutProfile(now, recordId));
+          if (mine && s.activeId === recordId && s.profiles.length > 1) {
+            const next = s.profiles.find((p) => p.id !== recordId)!;
+            setNotice({ id: e.timeStamp, text: `“${mine.label}” was deleted in another tab; this tab now uses “${next.label}”.` });
+          }
+          return;
+        }
+        setState((now) => withRecord(now, record));
+        if (!(recordId in t)) setTokens((now) => ({ ...now, [recordId]: tabTokenOf({ ...record, ...tabSideOf(recordId) }) }));
+        if (mine && (mine.mode !== record.mode || mine.target !== record.target)) {
+          forgetRecorders(recordId);
+          if (s.activeId === recordId) setNotice({ id: e.timeStamp, text: `“${record.label}” now connects to ${targetText({ ...mine, ...record })}: changed in another tab.` });
+        }
+        return;
+      }
+      if (e.key === ORDER_STORAGE_KEY) {
+        if (e.newValue === null) return;
+        adopted.order = e.newValue;
+        setState((now) => withOrder(now, parsed(e.newValue!)));
+        return;
+      }
+      const tokenOf = tokenStore.profileOf(e.key);
+      const factsOf = tokenFacts.profileOf(e.key);
+      const p = s.profiles.find((x) => x.id === (tokenOf ?? factsOf));
+      // Only a tab that uses the token remembered on the device is concerned.
+      if (!p?.remember) return;
+      const mine = t[p.id];
+      const device = tokenStore.onDevice(p.id);
+      if (tokenOf !== undefined && mine !== undefined && mine !== device) {
+        // Another tab remembered another token on this device, or forgot this one: this tab
+        // keeps the one it has, and what it said of it, for itself.
+        tokenStore.keepInTab(p.id, mine);
+        tokenFacts.keepInTab(p.id, { scopes: p.scopes, outcomes: p.outcomes } satisfies TokenFacts);
+        setState((now) => ({ ...now, profiles: now.profiles.map((x) => (x.id === p.id ? { ...x, remember: false } : x)) }));
+      } else if (tokenOf !== undefined && mine === undefined && device !== undefined) {
+        setTokens((now) => ({ ...now, [p.id]: device }));
+      } else if (factsOf !== undefined && mine === device) {
+        // The same remembered token, its scopes restated in another tab.
+        const kept = tokenFacts.onDevice(p.id);
+        if (isTokenFacts(kept)) setState((now) => ({ ...now, profiles: now.profiles.map((x) => (x.id === p.id ? { ...x, scopes: kept.scopes, outcomes: kept.outcomes } : x)) }));
+      }
+    };
+    window.addEventListener('storage', onStorage);
+    return () => window.removeEventListener('storage', onStorage);
+  }, [forgetRecorders, adopted]);
+
   const update = useCallback((id: string, patch: Partial<Omit<Profile, 'id'>>) => {
     setState((s) => ({ ...s, profiles: s.profiles.map((p) => (p.id === id ? { ...p, ...patch } : p)) }));
     // Another server: what the old one answered is not about it (its outcomes are cleared too).
     if (patch.mode !== undefined || patch.target !== undefined) forgetRecorders(id);
     if (patch.remember !== undefined) {
-      // Moving the token between sessionStorage and localStorage follows the choice at once.
-      setTokens((t) => {
-        tokenStore.set(id, t[id], patch.remember!);
-        return t;
-      });
+      // Moving the token, and what is said of it, between this tab and the device follows the
+      // choice at once; unticked, the device forgets them (the tabs that used them keep theirs).
+      const { state: s, tokens: t } = latest.current;
+      const p = s.profiles.find((x) => x.id === id);
+      tokenStore.set(id, t[id], patch.remember);
+      if (p) tokenFacts.set(id, { scopes: patch.scopes ?? p.scopes, outcomes: patch.outcomes ?? p.outcomes } satisfies TokenFacts, patch.remember);
     }
   }, [forgetRecorders]);
 
@@ -112,6 +192,7 @@ export function ConnectionProvider({ children }: { children: ReactNode }) {
     tokenOf: (id) => tokens[id],
     update,
     add: (profile, newToken) => {
+      rememberChoice(profile.id);
       setState((s) => ({ ...s, profiles: [...s.profiles, profile], activeId: profile.id }));
       tokenStore.set(profile.id, newToken, profile.remember);
       setTokens((t) => ({ ...t, [profile.id]: newToken }));
@@ -119,6 +200,7 @@ export function ConnectionProvider({ children }: { children: ReactNode }) {
     remove: (id) => {
       forgetRecorders(id);
       tokenStore.set(id, undefined, false);
+      tokenFacts.set(id, undefined, false);
       setTokens((t) => ({ ...t, [id]: undefined }));
       setState((s) => {
         const rest = s.profiles.filter((p) => p.id !== id);
@@ -127,6 +209,7 @@ export function ConnectionProvider({ children }: { children: ReactNode }) {
       });
     },
     restore: (profile, oldToken, at, makeActive) => {
+      if (makeActive) rememberChoice(profile.id);
       setState((s) => {
         if (s.profiles.some((p) => p.id === profile.id)) return s;
         const profiles = [...s.profiles];
@@ -136,20 +219,29 @@ export function ConnectionProvider({ children }: { children: ReactNode }) {
       tokenStore.set(profile.id, oldToken, profile.remember);
       setTokens((t) => ({ ...t, [profile.id]: oldToken }));
     },
-    activate: (id) => setState((s) => ({ ...s, activeId: id })),
+    activate: (id) => {
+      rememberChoice(id);
+      setState((s) => ({ ...s, activeId: id }));
+    },
     setToken: (value, remember) => {
       const clean = value?.trim() || undefined;
       const keep = remember ?? active.remember;
-      tokenStore.set(active.id, clean, keep);
+      // On the device, or moved off it (the device forgets it); else this tab's alone, and a
+      // token the device remembers for the tabs that use it stays.
+      if (keep || active.remember) tokenStore.set(active.id, clean, keep);
+      else tokenStore.keepInTab(active.id, clean);
       setTokens((t) => ({ ...t, [active.id]: clean }));
       // What the groups answered was about the old token; a new one starts with none.
       const fresh = clean !== token;
+      if (keep !== active.remember) tokenFacts.set(active.id, { scopes: active.scopes, outcomes: fresh ? {} : active.outcomes } satisfies TokenFacts, keep);
       if (fresh) forgetRecorders(active.id);
       if (fresh || keep !== active.remember) {
         setState((s) => ({ ...s, profiles: s.profiles.map((p) => (p.id === active.id ? { ...p, remember: keep, ...(fresh && { outcomes: {} }) } : p)) }));
       }
     },
     setScreenShare: (on) => setState((s) => ({ ...s, screenShare: on })),
+    notice,
+    dismissNotice: () => setNotice(undefined),
   };
 
   const connectionFor = useCallback(
@@ -194,4 +286,17 @@ export function ConnectionProvider({ children }: { children: ReactNode }) {
 
 function recorderKey(profileId: string, identity: string): string {
   return `${profileId}\n${identity}`;
+}
+
+/** The token this tab uses for a profile: its own, or the one remembered on the device. */
+function tabTokenOf(profile: Profile): string | undefined {
+  return profile.remember ? tokenStore.onDevice(profile.id) : tokenStore.inTab(profile.id);
+}
+
+function parsed(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }

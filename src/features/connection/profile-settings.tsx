@@ -24,10 +24,13 @@ export function ProfileSettings() {
   // Scopes and URL are edited as text and applied when valid, so typing is never undone.
   const [scopesText, setScopesText] = useState(active.scopes.join(' '));
   const [targetText, setTargetText] = useState(active.target);
+  // The target the field last showed or set: one set elsewhere (another tab) replaces the text.
+  const [shownTarget, setShownTarget] = useState(active.target);
   const [shownFor, setShownFor] = useState(active.id);
-  if (shownFor !== active.id) {
+  if (shownFor !== active.id || shownTarget !== active.target) {
+    if (shownFor !== active.id) setScopesText(active.scopes.join(' '));
     setShownFor(active.id);
-    setScopesText(active.scopes.join(' '));
+    setShownTarget(active.target);
     setTargetText(active.target);
   }
   // Scopes set elsewhere (a demo token's) replace the text; the user's own typing is left as typed.
@@ -44,6 +47,7 @@ export function ProfileSettings() {
   const setMode = (mode: Profile['mode']) => {
     const target = mode === 'proxy' ? (upstreams.data?.[0] ?? '') : mode === 'direct' ? targetText : '';
     if (mode !== 'direct') setTargetText(target);
+    setShownTarget(target);
     update(active.id, { mode, target, outcomes: {} });
   };
 
@@ -88,6 +92,7 @@ export function ProfileSettings() {
               setTargetText(e.target.value);
               // An invalid URL clears the target, so nothing is sent to the last valid one by mistake.
               const target = validDirectUrl(e.target.value) ? '' : new URL(e.target.value).origin;
+              setShownTarget(target);
               if (target !== active.target) update(active.id, { target, outcomes: {} });
             }}
           />

@@ -18,21 +18,32 @@ export interface ProfilesState {
   profiles: Profile[];
   /** The profile this tab uses: each tab its own. */
   activeId: string;
+  /** Each tab its own: a tab being shown to others stays masked whatever another tab does. */
   screenShare: boolean;
 }
 
-const KEY = 'profiles';
+/**
+ * What the browser's tabs share, in localStorage: one record per profile (where it connects)
+ * and their order. One record per profile, so that two tabs changing two profiles (or one adding
+ * a profile while another types a name) never write over each other: a tab writes only the
+ * records it changed. The previous version's one record of every profile is read once, to move
+ * to these, and kept (its scopes serve the tabs that have stated none).
+ */
+const RECORD = 'profile.';
+const ORDER_KEY = 'profileOrder';
+const LEGACY_KEY = 'profiles';
 /** The tab's profile in sessionStorage; in localStorage, the one chosen last, for a new tab. */
 const ACTIVE_KEY = 'activeProfile';
+/** As ACTIVE_KEY: the tab's own, and the last choice for a new tab. */
+const SCREEN_SHARE_KEY = 'screenShare';
 
-/** What a profile's record in localStorage holds: where it connects, not what is said of a token. */
-type SharedProfile = Omit<Profile, 'scopes' | 'outcomes'> & Partial<Pick<Profile, 'scopes' | 'outcomes'>>;
+/** What the browser's tabs share of a profile: where it connects. */
+export type SharedProfile = Pick<Profile, 'id' | 'label' | 'mode' | 'target'>;
 
-interface SharedState {
-  profiles: SharedProfile[];
-  screenShare: boolean;
-  /** Written by versions that kept one choice for every tab; read as the last choice. */
-  activeId?: string;
+interface LegacyState {
+  profiles?: (SharedProfile & { scopes?: unknown; remember?: unknown })[];
+  activeId?: unknown;
+  screenShare?: unknown;
 }
 
 export interface TokenFacts {
@@ -48,80 +59,172 @@ export function defaultProfile(): Profile {
   return { id: 'reference', label: 'Reference service', mode: 'same-origin', target: '', scopes: [], remember: false, outcomes: {} };
 }
 
-function isTokenFacts(value: unknown): value is TokenFacts {
+export function isTokenFacts(value: unknown): value is TokenFacts {
   const v = value as TokenFacts | null;
   return typeof v === 'object' && v !== null && Array.isArray(v.scopes) && typeof v.outcomes === 'object' && v.outcomes !== null;
 }
 
-/**
- * A shared record with what this tab says of the profile's token. A profile this tab has
- * in hand keeps its own; another is read from where its token is kept, or, from a record
- * saved before tokens had facts of their own, from the record itself.
- */
-function withFacts(shared: SharedProfile, mine: Profile | undefined): Profile {
-  const { scopes, outcomes, ...where } = shared;
-  const kept = tokenFacts.get(shared.id);
-  const facts = mine ?? (isTokenFacts(kept) ? kept : { scopes: scopes ?? [], outcomes: outcomes ?? {} });
-  return { ...where, scopes: facts.scopes, outcomes: facts.outcomes };
+const MODES: readonly string[] = ['same-origin', 'proxy', 'direct'];
+
+/** A record as stored, if it is one; what the tabs write and compare. */
+export function sharedProfileOf(value: unknown): SharedProfile | undefined {
+  const v = value as Partial<SharedProfile> | null;
+  if (typeof v !== 'object' || v === null || typeof v.id !== 'string' || typeof v.label !== 'string' || typeof v.target !== 'string' || !MODES.includes(v.mode as string)) return undefined;
+  return { id: v.id, label: v.label, mode: v.mode!, target: v.target };
 }
 
-function loadShared(): SharedState {
-  const saved = local.get<Partial<SharedState> | null>(KEY, null);
-  const profiles = Array.isArray(saved?.profiles) && saved.profiles.length ? saved.profiles : [defaultProfile()];
-  return { profiles, screenShare: saved?.screenShare === true, ...(saved?.activeId !== undefined && { activeId: saved.activeId }) };
+const recordText = (p: SharedProfile) => JSON.stringify(sharedProfileOf(p));
+
+function legacyState(): LegacyState {
+  return local.get<LegacyState | null>(LEGACY_KEY, null) ?? {};
+}
+
+/**
+ * What this tab has of a profile's token, from storage: its own (sessionStorage) if it has
+ * any, else the device's (localStorage: remembered); what is said of it comes from the same
+ * place, else from the scopes the previous version kept with the profile.
+ */
+export function tabSideOf(id: string): Pick<Profile, 'remember' | 'scopes' | 'outcomes'> {
+  const own = tokenStore.inTab(id) !== undefined || tokenFacts.inTab(id) !== undefined;
+  const device = tokenStore.onDevice(id) !== undefined || tokenFacts.onDevice(id) !== undefined;
+  const kept = own ? tokenFacts.inTab(id) : tokenFacts.onDevice(id);
+  const legacy = legacyState().profiles?.find((p) => p?.id === id);
+  const facts = isTokenFacts(kept) ? kept : { scopes: Array.isArray(legacy?.scopes) ? (legacy.scopes as string[]) : [], outcomes: {} };
+  return { remember: own ? false : device || legacy?.remember === true, scopes: facts.scopes, outcomes: facts.outcomes };
+}
+
+/** The shared records, in their order (any record the order misses, after it). */
+export function readSharedProfiles(): SharedProfile[] {
+  let order = local.get<unknown>(ORDER_KEY, undefined);
+  if (!Array.isArray(order)) {
+    // First load after the previous version (or ever): its profiles become records.
+    const legacy = (legacyState().profiles ?? []).map(sharedProfileOf).filter((p) => p !== undefined);
+    const profiles = legacy.length ? legacy : [sharedProfileOf(defaultProfile())!];
+    for (const p of profiles) local.set(RECORD + p.id, p);
+    local.set(ORDER_KEY, (order = profiles.map((p) => p.id)));
+  }
+  const ids = [...new Set([...(order as unknown[]).filter((id): id is string => typeof id === 'string'), ...local.keysWith(RECORD).map((k) => k.slice(RECORD.length))])];
+  const profiles = ids.map((id) => sharedProfileOf(local.get<unknown>(RECORD + id, undefined))).filter((p) => p !== undefined);
+  if (profiles.length) return profiles;
+  const fallback = sharedProfileOf(defaultProfile())!;
+  local.set(RECORD + fallback.id, fallback);
+  local.set(ORDER_KEY, [fallback.id]);
+  return [fallback];
+}
+
+/** A tab's own choice, else the last one made in any tab, else what the previous version kept. */
+function choiceOf<T>(key: string, legacy: unknown, valid: (v: unknown) => v is T, fallback: T): T {
+  const tab = session.get<unknown>(key, undefined);
+  if (valid(tab)) return tab;
+  const last = local.get<unknown>(key, undefined);
+  if (valid(last)) return last;
+  // The previous version's is kept as the last choice, for the tabs opened after this one.
+  if (valid(legacy)) return (local.set(key, legacy), legacy);
+  return fallback;
 }
 
 export function loadProfiles(): ProfilesState {
-  const shared = loadShared();
-  const profiles = shared.profiles.map((p) => withFacts(p, undefined));
-  const has = (id: unknown): id is string => profiles.some((p) => p.id === id);
-  const tab = session.get<unknown>(ACTIVE_KEY, undefined);
-  const last = local.get<unknown>(ACTIVE_KEY, shared.activeId);
-  const activeId = has(tab) ? tab : has(last) ? last : profiles[0]!.id;
-  return { profiles, activeId, screenShare: shared.screenShare };
+  const profiles = readSharedProfiles().map((p) => ({ ...p, ...tabSideOf(p.id) }));
+  const legacy = legacyState();
+  const isProfile = (id: unknown): id is string => profiles.some((p) => p.id === id);
+  const isBoolean = (v: unknown): v is boolean => typeof v === 'boolean';
+  return {
+    profiles,
+    activeId: choiceOf(ACTIVE_KEY, legacy.activeId, isProfile, profiles[0]!.id),
+    screenShare: choiceOf(SCREEN_SHARE_KEY, legacy.screenShare, isBoolean, false),
+  };
+}
+
+/** The last choice of profile, for a new tab: the user's own, made in this tab. */
+export function rememberChoice(id: string): void {
+  local.set(ACTIVE_KEY, id);
+}
+
+// --- Another tab's writes, taken in (pure: state in, state out) ---
+
+/** A record another tab wrote: the profile as it now is; new here, it comes with this tab's side. */
+export function withRecord(state: ProfilesState, record: SharedProfile): ProfilesState {
+  const mine = state.profiles.find((p) => p.id === record.id);
+  if (!mine) return { ...state, profiles: orderedAs(readOrder(), [...state.profiles, { ...record, ...tabSideOf(record.id) }]) };
+  if (recordText(mine) === recordText(record)) return state;
+  // What the groups answered was said by the server the profile connected to.
+  const moved = mine.mode !== record.mode || mine.target !== record.target;
+  const next = { ...mine, ...record, ...(moved && { outcomes: {} }) };
+  return { ...state, profiles: state.profiles.map((p) => (p === mine ? next : p)) };
+}
+
+/** A record another tab removed: the profile is gone here too (this tab's token for it stays in its storage, for an Undo there). */
+export function withoutProfile(state: ProfilesState, id: string): ProfilesState {
+  const profiles = state.profiles.filter((p) => p.id !== id);
+  if (profiles.length === state.profiles.length || !profiles.length) return state;
+  return { ...state, profiles, activeId: state.activeId === id ? profiles[0]!.id : state.activeId };
+}
+
+/** The order another tab wrote. */
+export function withOrder(state: ProfilesState, order: unknown): ProfilesState {
+  const profiles = orderedAs(Array.isArray(order) ? order : [], state.profiles);
+  return profiles.every((p, i) => p === state.profiles[i]) ? state : { ...state, profiles };
+}
+
+function readOrder(): unknown[] {
+  const order = local.get<unknown>(ORDER_KEY, []);
+  return Array.isArray(order) ? order : [];
+}
+
+function orderedAs(order: unknown[], profiles: Profile[]): Profile[] {
+  const at = (p: Profile) => {
+    const i = order.indexOf(p.id);
+    return i < 0 ? Number.MAX_SAFE_INTEGER : i;
+  };
+  return profiles.map((p, i) => [p, i] as const).sort(([a, i], [b, j]) => at(a) - at(b) || i - j).map(([p]) => p);
+}
+
+/** Which profile a StorageEvent's key names as a shared record, if it does. */
+export const recordOf = (key: string | null) => (key?.startsWith(local.keyOf(RECORD)) ? key.slice(local.keyOf(RECORD).length) : undefined);
+export const ORDER_STORAGE_KEY = local.keyOf(ORDER_KEY);
+
+/** What this tab last took in from other tabs: written back, it would wake them for nothing (or, stale, undo them). */
+export interface Adopted {
+  records: Map<string, string | null>;
+  order?: string;
 }
 
 /**
- * This tab's state after another tab saved the profiles: their list and settings as saved,
- * this tab's token facts and choice of profile (unless that profile is gone).
+ * Saves everything but tokens, which never enter these records. Only what this tab changed
+ * since `before` is written: a record per profile changed, added or removed, the order if it
+ * changed; never one equal to what was just taken in from another tab. What is said of a token
+ * goes where the token is kept, when it changed. The choice of profile and screen-share mode
+ * are the tab's.
  */
-export function adoptSavedProfiles(state: ProfilesState): ProfilesState {
-  const shared = loadShared();
-  const profiles = shared.profiles.map((p) => withFacts(p, state.profiles.find((x) => x.id === p.id)));
-  const activeId = profiles.some((p) => p.id === state.activeId) ? state.activeId : profiles[0]!.id;
-  return { profiles, activeId, screenShare: shared.screenShare };
-}
-
-/**
- * Saves everything but tokens, which never enter this record. Profiles go to localStorage
- * without what is said of their tokens, which goes where each token is kept; only the facts
- * that changed since `before` are written, so that a tab does not write back another's over
- * a remembered token's. The record written is the same in every tab that has adopted it, so
- * writing it again does not wake the others.
- */
-export function saveProfiles(state: ProfilesState, before: ProfilesState | undefined): void {
-  local.set(KEY, {
-    profiles: state.profiles.map(({ id, label, mode, target, remember }) => ({ id, label, mode, target, remember })),
-    screenShare: state.screenShare,
-  });
+export function saveProfiles(state: ProfilesState, before: ProfilesState | undefined, adopted: Adopted): void {
   session.set(ACTIVE_KEY, state.activeId);
-  // A choice made in this tab (not a reload's) is the one a new tab opens with.
-  if (before && before.activeId !== state.activeId) local.set(ACTIVE_KEY, state.activeId);
+  session.set(SCREEN_SHARE_KEY, state.screenShare);
+  if (before && before.screenShare !== state.screenShare) local.set(SCREEN_SHARE_KEY, state.screenShare);
   for (const p of state.profiles) {
     const old = before?.profiles.find((x) => x.id === p.id);
+    const text = recordText(p);
+    if (before && (!old || recordText(old) !== text)) {
+      if (adopted.records.get(p.id) !== text) local.set(RECORD + p.id, sharedProfileOf(p));
+      adopted.records.delete(p.id);
+    }
     if (old && old.scopes === p.scopes && old.outcomes === p.outcomes && old.remember === p.remember) continue;
-    tokenFacts.set(p.id, { scopes: p.scopes, outcomes: p.outcomes } satisfies TokenFacts, p.remember);
+    // Where this tab keeps the token; the other place is another tab's (moves are the actions' own).
+    const facts: TokenFacts = { scopes: p.scopes, outcomes: p.outcomes };
+    if (p.remember) tokenFacts.keepOnDevice(p.id, facts);
+    else tokenFacts.keepInTab(p.id, facts);
   }
-  for (const p of before?.profiles ?? []) if (!state.profiles.some((x) => x.id === p.id)) tokenFacts.set(p.id, undefined, false);
+  if (!before) return;
+  for (const p of before.profiles) {
+    if (state.profiles.some((x) => x.id === p.id)) continue;
+    if (adopted.records.get(p.id) !== null) local.remove(RECORD + p.id);
+    adopted.records.delete(p.id);
+  }
+  const order = JSON.stringify(state.profiles.map((p) => p.id));
+  if (order !== JSON.stringify(before.profiles.map((p) => p.id))) {
+    if (order !== adopted.order) local.set(ORDER_KEY, JSON.parse(order));
+    delete adopted.order;
+  }
 }
-
-/** The ids of the profiles as saved (by this tab or another). */
-export function savedProfileIds(): string[] {
-  return loadShared().profiles.map((p) => p.id);
-}
-
-/** localStorage's key of the saved profiles: another tab's write of it is adopted (adoptSavedProfiles). */
-export const SAVED_PROFILES_KEY = local.keyOf(KEY);
 
 /** Why the profile cannot send requests yet, so the token never goes to a fallback address. */
 export function profileProblem(profile: Profile): string | undefined {
