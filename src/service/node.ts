@@ -333,12 +333,12 @@ export const LISTEN_BACKLOG = 4096;
 /**
  * Copies of the listening socket that `npm start` and `npm run service` accept on
  * (multi-accept.ts): a turn of the loop accepts up to one more connection per copy. In
- * bench:load's burst of 1,000 streams, 15, 31 and 63 copies all took the slow first event's
- * p99 from about 1,060 ms to 540-730 ms. The fewer, the less a lone connection costs: each copy
- * with no connection to take is one more accept() that gets EAGAIN (with 31, a client opening
- * one connection per request cost the service about 20 % more CPU).
+ * bench:load's burst of 1,000 streams the slow first event's p99 was about 1,060 ms with none,
+ * 540-680 ms with 31 (740 ms beside one or two busy loops) and 700-880 ms with 15. Each copy with
+ * no connection to take costs one accept() that gets EAGAIN: with 31, a client that opens a
+ * connection per request cost the service about 20 % more CPU; a kept-alive one, nothing.
  */
-export const ACCEPT_COPIES = 15;
+export const ACCEPT_COPIES = 31;
 
 /**
  * Serves the service alone on `host:port` (port 0 picks a free one). `acceptCopies`: copies of
