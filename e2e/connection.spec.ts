@@ -316,6 +316,17 @@ test('two tabs: typing fast in one loses nothing to the other, which takes each 
   await expect(connection.profileName).toHaveValue('Reference service the quick brown fox jumps');
   await connection.page.waitForTimeout(500);
   await expect(connection.profileName).toHaveValue('Reference service the quick brown fox jumps');
+
+  // Both tabs on the token remembered on this device: its scopes, typed as fast, reach the other tab whole.
+  await connection.setToken(TOKENS.global);
+  await connection.remember.check();
+  await other.page.reload();
+  await expect(other.token).toHaveValue(TOKENS.global);
+  await connection.scopes.fill('');
+  await connection.page.keyboard.type('custommetadata:global_scope agents.run');
+  await expect(other.scopes).toHaveValue('custommetadata:global_scope agents.run');
+  await connection.page.waitForTimeout(500);
+  await expect(connection.scopes).toHaveValue('custommetadata:global_scope agents.run');
 });
 
 test('two tabs: Remember ticked in one keeps the other’s own token and scopes; a deletion there is said here', async ({ connection, page, context }) => {

@@ -259,3 +259,88 @@ it('a deleted profile takes what was said of its token with it; Undo brings it b
   expect(JSON.parse(sessionStorage.getItem('mac.stated.b')!)).toEqual({ scopes: ['agents.run'], outcomes: {} });
   expect(order()).toEqual(['a', 'b']);
 });
+
+/** The event of a write another tab made before this tab's own newer one: storage holds this tab's. */
+function lateEvent(key: string, newValue: unknown) {
+  act(() => window.dispatchEvent(new StorageEvent('storage', { key, oldValue: null, newValue: newValue === null ? null : JSON.stringify(newValue), storageArea: localStorage })));
+}
+/** Past the moment a tab reads storage again after another tab's write. */
+const settled = () => act(() => new Promise((resolve) => setTimeout(resolve, 400)));
+
+it('two tabs rename one profile at once: this tab ends showing what storage holds, though the other’s event came last', async () => {
+  freshBrowser(DEMO.agents, PROFILES);
+  const { seen } = renderProvider();
+  act(() => seen.profiles!.update('a', { label: 'Renamed here' }));
+  lateEvent('mac.profile.a', { id: 'a', label: 'Renamed there', mode: 'same-origin', target: '' });
+  await settled();
+  expect(record('a').label).toBe('Renamed here');
+  expect(seen.connection!.profileLabel).toBe('Renamed here');
+});
+
+it('a profile deleted in another tab while this tab renamed it is kept here as storage keeps it: nothing is lost', async () => {
+  freshBrowser(DEMO.agents, PROFILES);
+  const { seen } = renderProvider();
+  act(() => seen.profiles!.update('b', { label: 'B renamed here' }));
+  lateEvent('mac.profile.b', null);
+  await settled();
+  expect(record('b').label).toBe('B renamed here');
+  expect(seen.profiles!.state.profiles.map((p) => p.label)).toEqual(['Profile A', 'B renamed here']);
+});
+
+it('another tab’s Undo puts its profile back first: this tab follows that order and writes none of its own', async () => {
+  freshBrowser(DEMO.agents, { ...PROFILES, profiles: [...PROFILES.profiles, { ...PROFILES.profiles[1]!, id: 'c', label: 'Profile C' }] });
+  const { seen } = renderProvider();
+  anotherTabWrites('mac.profile.a', undefined);
+  anotherTabWrites('mac.profileOrder', ['b', 'c']);
+  const writes: string[] = [];
+  const setItem = Storage.prototype.setItem;
+  Storage.prototype.setItem = function (this: Storage, key: string, value: string) {
+    if (this === localStorage) writes.push(key);
+    return setItem.call(this, key, value);
+  };
+  try {
+    // Undo there: the record, then the order.
+    anotherTabWrites('mac.profile.a', { id: 'a', label: 'Profile A', mode: 'same-origin', target: '' });
+    anotherTabWrites('mac.profileOrder', ['a', 'b', 'c']);
+    await settled();
+  } finally {
+    Storage.prototype.setItem = setItem;
+  }
+  expect(writes).toEqual(['mac.profile.a', 'mac.profileOrder']);
+  expect(seen.profiles!.state.profiles.map((p) => p.label)).toEqual(['Profile A', 'Profile B', 'Profile C']);
+});
+
+it('a remembered token’s scopes typed in another tab are taken in here without being written back', async () => {
+  freshBrowser(DEMO.agents, PROFILES);
+  sessionStorage.clear();
+  localStorage.setItem('mac.token.a', JSON.stringify(DEMO.agents));
+  localStorage.setItem('mac.stated.a', JSON.stringify({ scopes: [], outcomes: {} }));
+  const { seen } = renderProvider();
+  const writes: string[] = [];
+  const setItem = Storage.prototype.setItem;
+  Storage.prototype.setItem = function (this: Storage, key: string, value: string) {
+    if (this === localStorage) writes.push(key);
+    return setItem.call(this, key, value);
+  };
+  try {
+    for (const typed of ['agents.r', 'agents.ru', 'agents.run']) anotherTabWrites('mac.stated.a', { scopes: [typed], outcomes: {} });
+    await settled();
+  } finally {
+    Storage.prototype.setItem = setItem;
+  }
+  expect(writes).toEqual(['mac.stated.a', 'mac.stated.a', 'mac.stated.a']);
+  expect(seen.connection!.scopes).toEqual(['agents.run']);
+});
+
+it('a tab with no token of its own takes up a token another tab remembers on this device, now and after a reload', () => {
+  freshBrowser(DEMO.agents, PROFILES);
+  sessionStorage.clear();
+  const { seen } = renderProvider();
+  expect(seen.connection!.token).toBeUndefined();
+  expect(sessionStorage.getItem('mac.stated.a')).toBeNull();
+  anotherTabWrites('mac.token.a', DEMO.agents);
+  anotherTabWrites('mac.stated.a', { scopes: ['agents.run'], outcomes: {} });
+  cleanup();
+  const reloaded = renderProvider().seen;
+  expect([reloaded.connection!.token, reloaded.connection!.scopes, reloaded.profiles!.active.remember]).toEqual([DEMO.agents, ['agents.run'], true]);
+});

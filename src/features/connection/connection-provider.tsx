@@ -17,7 +17,12 @@ import {
   withOrder,
   withoutProfile,
   withRecord,
-  type Adopted,
+  newSaveContext,
+  type SaveContext,
+  recordText,
+  storedOrder,
+  storedRecord,
+  type SharedProfile,
   type Profile,
   type ProfilesState,
   type TokenFacts,
@@ -57,6 +62,9 @@ export function useProfiles(): ProfilesApi {
   return api;
 }
 
+/** How long after another tab's write this tab reads storage again, to take in where it settled. */
+const SETTLE_MS = 150;
+
 export function ConnectionProvider({ children }: { children: ReactNode }) {
   const [state, setState] = useState<ProfilesState>(loadProfiles);
   const active = state.profiles.find((p) => p.id === state.activeId) ?? state.profiles[0]!;
@@ -65,11 +73,12 @@ export function ConnectionProvider({ children }: { children: ReactNode }) {
   // Saved in the commit that shows the change, not in a later task: a page left (or reloaded)
   // the moment it shows a group's outcome, or a profile's edit, had not always kept it.
   const saved = useRef<ProfilesState | undefined>(undefined);
-  const [adopted] = useState<Adopted>(() => ({ records: new Map() }));
+  const saving = useRef<SaveContext>(undefined);
   useLayoutEffect(() => {
-    saveProfiles(state, saved.current, adopted);
+    saving.current ??= newSaveContext();
+    saveProfiles(state, saved.current, saving.current);
     saved.current = state;
-  }, [state, adopted]);
+  }, [state]);
   // An outcome belongs to the profile whose connection sent the request, not to the one active
   // when the answer arrives: the user may have switched meanwhile, and "Run on both" sends with
   // a profile that is not active at all. It also belongs to the token that sent it: a new token
@@ -112,63 +121,92 @@ export function ConnectionProvider({ children }: { children: ReactNode }) {
 
   // Other tabs write what the browser's tabs share (localStorage): this tab takes it in.
   useEffect(() => {
-    const onStorage = (e: StorageEvent) => {
-      if (e.storageArea !== localStorage) return;
+    const record = (id: string, value: SharedProfile | null, at: number) => {
       const { state: s, tokens: t } = latest.current;
-      const recordId = recordOf(e.key);
+      saving.current!.records.set(id, value && recordText(value));
+      const mine = s.profiles.find((p) => p.id === id);
+      if (value === null) {
+        if (!mine) return;
+        setState((now) => withoutProfile(now, id));
+        if (s.activeId === id && s.profiles.length > 1) {
+          const next = s.profiles.find((p) => p.id !== id)!;
+          setNotice({ id: at, text: `“${mine.label}” was deleted in another tab; this tab now uses “${next.label}”.` });
+        }
+        return;
+      }
+      if (mine && recordText(mine) === recordText(value)) return;
+      setState((now) => withRecord(now, value));
+      if (!(id in t)) setTokens((now) => ({ ...now, [id]: tabTokenOf({ ...value, ...tabSideOf(id) }) }));
+      if (mine && (mine.mode !== value.mode || mine.target !== value.target)) {
+        forgetRecorders(id);
+        if (s.activeId === id) setNotice({ id: at, text: `“${value.label}” now connects to ${targetText({ ...mine, ...value })}: changed in another tab.` });
+      }
+    };
+    /** What another tab says of the remembered token this tab uses too. */
+    const facts = (id: string, value: unknown) => {
+      const { state: s, tokens: t } = latest.current;
+      const p = s.profiles.find((x) => x.id === id);
+      if (!p?.remember || !isTokenFacts(value) || t[id] !== tokenStore.onDevice(id)) return;
+      if (JSON.stringify({ scopes: p.scopes, outcomes: p.outcomes }) === JSON.stringify({ scopes: value.scopes, outcomes: value.outcomes })) return;
+      saving.current!.facts.set(id, JSON.stringify({ scopes: value.scopes, outcomes: value.outcomes }));
+      setState((now) => ({ ...now, profiles: now.profiles.map((x) => (x.id === id ? { ...x, scopes: value.scopes, outcomes: value.outcomes } : x)) }));
+    };
+    // An event can carry an older value than storage holds by the time it is handled, or come
+    // after this tab's own newer write: a moment later, what storage holds is taken in too.
+    const settling = new Map<string, ReturnType<typeof setTimeout>>();
+    const settle = (key: string, check: () => void) => {
+      clearTimeout(settling.get(key));
+      settling.set(key, setTimeout(check, SETTLE_MS));
+    };
+    const onStorage = (e: StorageEvent) => {
+      if (e.storageArea !== localStorage || e.key === null) return;
+      const key = e.key;
+      const recordId = recordOf(key);
       if (recordId !== undefined) {
         // A profile added, renamed, moved or deleted there: taken in (never written back), so
         // that this tab's next save, which writes only what it changed, drops nothing of it.
-        const record = e.newValue === null ? null : sharedProfileOf(parsed(e.newValue));
-        if (record === undefined) return;
-        adopted.records.set(recordId, record && JSON.stringify(record));
-        const mine = s.profiles.find((p) => p.id === recordId);
-        if (record === null) {
-          setState((now) => withoutProfile(now, recordId));
-          if (mine && s.activeId === recordId && s.profiles.length > 1) {
-            const next = s.profiles.find((p) => p.id !== recordId)!;
-            setNotice({ id: e.timeStamp, text: `“${mine.label}” was deleted in another tab; this tab now uses “${next.label}”.` });
-          }
-          return;
-        }
-        setState((now) => withRecord(now, record));
-        if (!(recordId in t)) setTokens((now) => ({ ...now, [recordId]: tabTokenOf({ ...record, ...tabSideOf(recordId) }) }));
-        if (mine && (mine.mode !== record.mode || mine.target !== record.target)) {
-          forgetRecorders(recordId);
-          if (s.activeId === recordId) setNotice({ id: e.timeStamp, text: `“${record.label}” now connects to ${targetText({ ...mine, ...record })}: changed in another tab.` });
-        }
+        const value = e.newValue === null ? null : sharedProfileOf(parsed(e.newValue));
+        if (value !== undefined) record(recordId, value, e.timeStamp);
+        settle(key, () => {
+          const stored = storedRecord(recordId);
+          if (stored !== undefined) record(recordId, stored, performance.now());
+        });
         return;
       }
-      if (e.key === ORDER_STORAGE_KEY) {
-        if (e.newValue === null) return;
-        adopted.order = e.newValue;
-        setState((now) => withOrder(now, parsed(e.newValue!)));
+      if (key === ORDER_STORAGE_KEY) {
+        if (e.newValue !== null) setState((now) => withOrder(now, parsed(e.newValue!)));
+        settle(key, () => setState((now) => withOrder(now, storedOrder())));
         return;
       }
-      const tokenOf = tokenStore.profileOf(e.key);
-      const factsOf = tokenFacts.profileOf(e.key);
-      const p = s.profiles.find((x) => x.id === (tokenOf ?? factsOf));
+      const factsOf = tokenFacts.profileOf(key);
+      if (factsOf !== undefined) {
+        if (e.newValue !== null) facts(factsOf, parsed(e.newValue));
+        settle(key, () => facts(factsOf, tokenFacts.onDevice(factsOf)));
+        return;
+      }
+      const tokenOf = tokenStore.profileOf(key);
+      const { state: s, tokens: t } = latest.current;
+      const p = s.profiles.find((x) => x.id === tokenOf);
       // Only a tab that uses the token remembered on the device is concerned.
       if (!p?.remember) return;
       const mine = t[p.id];
       const device = tokenStore.onDevice(p.id);
-      if (tokenOf !== undefined && mine !== undefined && mine !== device) {
+      if (mine !== undefined && mine !== device) {
         // Another tab remembered another token on this device, or forgot this one: this tab
         // keeps the one it has, and what it said of it, for itself.
         tokenStore.keepInTab(p.id, mine);
         tokenFacts.keepInTab(p.id, { scopes: p.scopes, outcomes: p.outcomes } satisfies TokenFacts);
         setState((now) => ({ ...now, profiles: now.profiles.map((x) => (x.id === p.id ? { ...x, remember: false } : x)) }));
-      } else if (tokenOf !== undefined && mine === undefined && device !== undefined) {
+      } else if (mine === undefined && device !== undefined) {
         setTokens((now) => ({ ...now, [p.id]: device }));
-      } else if (factsOf !== undefined && mine === device) {
-        // The same remembered token, its scopes restated in another tab.
-        const kept = tokenFacts.onDevice(p.id);
-        if (isTokenFacts(kept)) setState((now) => ({ ...now, profiles: now.profiles.map((x) => (x.id === p.id ? { ...x, scopes: kept.scopes, outcomes: kept.outcomes } : x)) }));
       }
     };
     window.addEventListener('storage', onStorage);
-    return () => window.removeEventListener('storage', onStorage);
-  }, [forgetRecorders, adopted]);
+    return () => {
+      window.removeEventListener('storage', onStorage);
+      for (const timer of settling.values()) clearTimeout(timer);
+    };
+  }, [forgetRecorders]);
 
   const update = useCallback((id: string, patch: Partial<Omit<Profile, 'id'>>) => {
     setState((s) => ({ ...s, profiles: s.profiles.map((p) => (p.id === id ? { ...p, ...patch } : p)) }));
@@ -193,11 +231,13 @@ export function ConnectionProvider({ children }: { children: ReactNode }) {
     update,
     add: (profile, newToken) => {
       rememberChoice(profile.id);
+      saving.current!.orderChanged = true;
       setState((s) => ({ ...s, profiles: [...s.profiles, profile], activeId: profile.id }));
       tokenStore.set(profile.id, newToken, profile.remember);
       setTokens((t) => ({ ...t, [profile.id]: newToken }));
     },
     remove: (id) => {
+      saving.current!.orderChanged = true;
       forgetRecorders(id);
       tokenStore.set(id, undefined, false);
       tokenFacts.set(id, undefined, false);
@@ -210,6 +250,7 @@ export function ConnectionProvider({ children }: { children: ReactNode }) {
     },
     restore: (profile, oldToken, at, makeActive) => {
       if (makeActive) rememberChoice(profile.id);
+      saving.current!.orderChanged = true;
       setState((s) => {
         if (s.profiles.some((p) => p.id === profile.id)) return s;
         const profiles = [...s.profiles];

@@ -73,7 +73,8 @@ export function sharedProfileOf(value: unknown): SharedProfile | undefined {
   return { id: v.id, label: v.label, mode: v.mode!, target: v.target };
 }
 
-const recordText = (p: SharedProfile) => JSON.stringify(sharedProfileOf(p));
+/** A record as text: what the tabs compare. */
+export const recordText = (p: SharedProfile) => JSON.stringify(sharedProfileOf(p));
 
 function legacyState(): LegacyState {
   return local.get<LegacyState | null>(LEGACY_KEY, null) ?? {};
@@ -183,48 +184,66 @@ function orderedAs(order: unknown[], profiles: Profile[]): Profile[] {
 export const recordOf = (key: string | null) => (key?.startsWith(local.keyOf(RECORD)) ? key.slice(local.keyOf(RECORD).length) : undefined);
 export const ORDER_STORAGE_KEY = local.keyOf(ORDER_KEY);
 
-/** What this tab last took in from other tabs: written back, it would wake them for nothing (or, stale, undo them). */
-export interface Adopted {
+/**
+ * What saving needs besides the state: what this tab last took in from other tabs (written
+ * back, it would wake them for nothing or, stale, undo them), and whether this tab itself
+ * changed the order (adding, deleting or restoring a profile: only then is the order written).
+ */
+export interface SaveContext {
   records: Map<string, string | null>;
-  order?: string;
+  /** What is said of a remembered token, as another tab last wrote it, by profile. */
+  facts: Map<string, string>;
+  orderChanged: boolean;
+}
+
+export function newSaveContext(): SaveContext {
+  return { records: new Map(), facts: new Map(), orderChanged: false };
 }
 
 /**
  * Saves everything but tokens, which never enter these records. Only what this tab changed
- * since `before` is written: a record per profile changed, added or removed, the order if it
- * changed; never one equal to what was just taken in from another tab. What is said of a token
- * goes where the token is kept, when it changed. The choice of profile and screen-share mode
- * are the tab's.
+ * since `before` is written: a record per profile changed, added or removed, and the order when
+ * this tab changed it; never a record, or what is said of a token, equal to what was just taken
+ * in from another tab. What is said of a token goes where the token is kept. The choice of
+ * profile and screen-share mode are the tab's. The first save after loading writes nothing to
+ * share: everything was just read.
  */
-export function saveProfiles(state: ProfilesState, before: ProfilesState | undefined, adopted: Adopted): void {
+export function saveProfiles(state: ProfilesState, before: ProfilesState | undefined, context: SaveContext): void {
   session.set(ACTIVE_KEY, state.activeId);
   session.set(SCREEN_SHARE_KEY, state.screenShare);
-  if (before && before.screenShare !== state.screenShare) local.set(SCREEN_SHARE_KEY, state.screenShare);
+  if (!before) return;
+  if (before.screenShare !== state.screenShare) local.set(SCREEN_SHARE_KEY, state.screenShare);
   for (const p of state.profiles) {
-    const old = before?.profiles.find((x) => x.id === p.id);
+    const old = before.profiles.find((x) => x.id === p.id);
     const text = recordText(p);
-    if (before && (!old || recordText(old) !== text)) {
-      if (adopted.records.get(p.id) !== text) local.set(RECORD + p.id, sharedProfileOf(p));
-      adopted.records.delete(p.id);
+    if (!old || recordText(old) !== text) {
+      if (context.records.get(p.id) !== text) local.set(RECORD + p.id, sharedProfileOf(p));
+      context.records.delete(p.id);
     }
     if (old && old.scopes === p.scopes && old.outcomes === p.outcomes && old.remember === p.remember) continue;
     // Where this tab keeps the token; the other place is another tab's (moves are the actions' own).
     const facts: TokenFacts = { scopes: p.scopes, outcomes: p.outcomes };
-    if (p.remember) tokenFacts.keepOnDevice(p.id, facts);
-    else tokenFacts.keepInTab(p.id, facts);
+    if (!p.remember) tokenFacts.keepInTab(p.id, facts);
+    else if (context.facts.get(p.id) !== JSON.stringify(facts)) tokenFacts.keepOnDevice(p.id, facts);
+    context.facts.delete(p.id);
   }
-  if (!before) return;
   for (const p of before.profiles) {
     if (state.profiles.some((x) => x.id === p.id)) continue;
-    if (adopted.records.get(p.id) !== null) local.remove(RECORD + p.id);
-    adopted.records.delete(p.id);
+    if (context.records.get(p.id) !== null) local.remove(RECORD + p.id);
+    context.records.delete(p.id);
   }
-  const order = JSON.stringify(state.profiles.map((p) => p.id));
-  if (order !== JSON.stringify(before.profiles.map((p) => p.id))) {
-    if (order !== adopted.order) local.set(ORDER_KEY, JSON.parse(order));
-    delete adopted.order;
-  }
+  if (context.orderChanged) local.set(ORDER_KEY, state.profiles.map((p) => p.id));
+  context.orderChanged = false;
 }
+
+/** The record of a profile as stored now, null when there is none. */
+export function storedRecord(id: string): SharedProfile | null | undefined {
+  const value = local.get<unknown>(RECORD + id, null);
+  return value === null ? null : sharedProfileOf(value);
+}
+
+/** The order as stored now. */
+export const storedOrder = readOrder;
 
 /** Why the profile cannot send requests yet, so the token never goes to a fallback address. */
 export function profileProblem(profile: Profile): string | undefined {
