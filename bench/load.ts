@@ -237,10 +237,9 @@ async function bare(): Promise<void> {
   // It listens as the service does (node.ts): the same backlog and the same copies of its
   // socket, so that the baseline differs from the service in the work, not in how fast the
   // loop takes in connections (one a turn without the copies).
-  const { ACCEPT_COPIES, LISTEN_BACKLOG } = await import('../src/service/node.ts');
-  const { acceptMany } = await import('../src/service/multi-accept.ts');
+  const { acceptAsTheService, LISTEN_BACKLOG } = await import('../src/service/node.ts');
   server.listen({ port: 0, host: HOST, backlog: LISTEN_BACKLOG }, () => {
-    void acceptMany(server, { copies: ACCEPT_COPIES, backlog: LISTEN_BACKLOG }).then(() =>
+    void acceptAsTheService(server).then(() =>
       send({ type: 'bare-listening', port: (server.address() as { port: number }).port }),
     );
   });

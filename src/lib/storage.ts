@@ -61,10 +61,6 @@ export const session = {
 function keptWithToken<T>(prefix: string) {
   const key = (profileId: string) => `${prefix}.${profileId}`;
   return {
-    /** This tab's own, else the device's. */
-    get(profileId: string): T | undefined {
-      return read<T | undefined>(sessionStorage, key(profileId), undefined) ?? read<T | undefined>(localStorage, key(profileId), undefined);
-    },
     inTab: (profileId: string) => read<T | undefined>(sessionStorage, key(profileId), undefined),
     onDevice: (profileId: string) => read<T | undefined>(localStorage, key(profileId), undefined),
     set(profileId: string, value: T | undefined, remember: boolean): void {

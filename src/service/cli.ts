@@ -3,8 +3,7 @@ import { Server } from 'node:net';
 import { join, resolve } from 'node:path';
 import { createService } from './app.ts';
 import { parseFlags, UsageError } from './flags.ts';
-import { ACCEPT_COPIES, listen, LISTEN_BACKLOG } from './node.ts';
-import { acceptMany } from './multi-accept.ts';
+import { acceptAsTheService, ACCEPT_COPIES, listen } from './node.ts';
 import { OPTIONS_ENV, portOf, RECORD_ENV, replayOptionsOf, SERVICE_FLAGS, serviceOptionsOf, UPSTREAM_TIMEOUT_ENV, UPSTREAMS_ENV, upstreamTimeoutOf } from './options.ts';
 import { isLoopbackHost } from './request-guard.ts';
 import { upstreamProblem } from './upstream-proxy.ts';
@@ -112,7 +111,7 @@ async function start(args: string[]): Promise<void> {
   });
   // The console's server takes in a burst of connections as the service alone does (node.ts);
   // listening on the copies sets its backlog to the service's (Vite listens with Node's 511).
-  if (server.httpServer instanceof Server) await acceptMany(server.httpServer, { copies: ACCEPT_COPIES, backlog: LISTEN_BACKLOG });
+  if (server.httpServer instanceof Server) await acceptAsTheService(server.httpServer);
   const address = server.httpServer.address();
   const actual = typeof address === 'object' && address ? address.port : port;
   printTokens(`http://${host.includes(':') ? `[${host}]` : host}:${actual}`);

@@ -3,6 +3,7 @@ import { ConnectionContext, ConnectionsContext, fingerprintOf, type ActiveConnec
 import { tokenFacts } from '../../lib/storage';
 import {
   baseUrlOf,
+  factsText,
   isTokenFacts,
   loadProfiles,
   ORDER_STORAGE_KEY,
@@ -147,8 +148,9 @@ export function ConnectionProvider({ children }: { children: ReactNode }) {
       const { state: s, tokens: t } = latest.current;
       const p = s.profiles.find((x) => x.id === id);
       if (!p?.remember || !isTokenFacts(value) || t[id] !== tokenStore.onDevice(id)) return;
-      if (JSON.stringify({ scopes: p.scopes, outcomes: p.outcomes }) === JSON.stringify({ scopes: value.scopes, outcomes: value.outcomes })) return;
-      saving.current!.facts.set(id, JSON.stringify({ scopes: value.scopes, outcomes: value.outcomes }));
+      const text = factsText(value);
+      if (factsText(p) === text) return;
+      saving.current!.facts.set(id, text);
       setState((now) => ({ ...now, profiles: now.profiles.map((x) => (x.id === id ? { ...x, scopes: value.scopes, outcomes: value.outcomes } : x)) }));
     };
     // An event can carry an older value than storage holds by the time it is handled, or come

@@ -59,6 +59,9 @@ export function defaultProfile(): Profile {
   return { id: 'reference', label: 'Reference service', mode: 'same-origin', target: '', scopes: [], remember: false, outcomes: {} };
 }
 
+/** What is said of a token, as text: what the tabs compare. */
+export const factsText = ({ scopes, outcomes }: TokenFacts) => JSON.stringify({ scopes, outcomes });
+
 export function isTokenFacts(value: unknown): value is TokenFacts {
   const v = value as TokenFacts | null;
   return typeof v === 'object' && v !== null && Array.isArray(v.scopes) && typeof v.outcomes === 'object' && v.outcomes !== null;
@@ -96,21 +99,22 @@ export function tabSideOf(id: string): Pick<Profile, 'remember' | 'scopes' | 'ou
 
 /** The shared records, in their order (any record the order misses, after it). */
 export function readSharedProfiles(): SharedProfile[] {
-  let order = local.get<unknown>(ORDER_KEY, undefined);
+  const order = local.get<unknown>(ORDER_KEY, undefined);
   if (!Array.isArray(order)) {
     // First load after the previous version (or ever): its profiles become records.
     const legacy = (legacyState().profiles ?? []).map(sharedProfileOf).filter((p) => p !== undefined);
-    const profiles = legacy.length ? legacy : [sharedProfileOf(defaultProfile())!];
-    for (const p of profiles) local.set(RECORD + p.id, p);
-    local.set(ORDER_KEY, (order = profiles.map((p) => p.id)));
+    return seeded(legacy.length ? legacy : [sharedProfileOf(defaultProfile())!]);
   }
-  const ids = [...new Set([...(order as unknown[]).filter((id): id is string => typeof id === 'string'), ...local.keysWith(RECORD).map((k) => k.slice(RECORD.length))])];
+  const ids = [...new Set([...order.filter((id): id is string => typeof id === 'string'), ...local.keysWith(RECORD).map((k) => k.slice(RECORD.length))])];
   const profiles = ids.map((id) => sharedProfileOf(local.get<unknown>(RECORD + id, undefined))).filter((p) => p !== undefined);
-  if (profiles.length) return profiles;
-  const fallback = sharedProfileOf(defaultProfile())!;
-  local.set(RECORD + fallback.id, fallback);
-  local.set(ORDER_KEY, [fallback.id]);
-  return [fallback];
+  return profiles.length ? profiles : seeded([sharedProfileOf(defaultProfile())!]);
+}
+
+/** Writes these profiles as the records and order every tab reads. */
+function seeded(profiles: SharedProfile[]): SharedProfile[] {
+  for (const p of profiles) local.set(RECORD + p.id, p);
+  local.set(ORDER_KEY, profiles.map((p) => p.id));
+  return profiles;
 }
 
 /** A tab's own choice, else the last one made in any tab, else what the previous version kept. */
@@ -146,7 +150,7 @@ export function rememberChoice(id: string): void {
 /** A record another tab wrote: the profile as it now is; new here, it comes with this tab's side. */
 export function withRecord(state: ProfilesState, record: SharedProfile): ProfilesState {
   const mine = state.profiles.find((p) => p.id === record.id);
-  if (!mine) return { ...state, profiles: orderedAs(readOrder(), [...state.profiles, { ...record, ...tabSideOf(record.id) }]) };
+  if (!mine) return { ...state, profiles: orderedAs(storedOrder(), [...state.profiles, { ...record, ...tabSideOf(record.id) }]) };
   if (recordText(mine) === recordText(record)) return state;
   // What the groups answered was said by the server the profile connected to.
   const moved = mine.mode !== record.mode || mine.target !== record.target;
@@ -167,7 +171,8 @@ export function withOrder(state: ProfilesState, order: unknown): ProfilesState {
   return profiles.every((p, i) => p === state.profiles[i]) ? state : { ...state, profiles };
 }
 
-function readOrder(): unknown[] {
+/** The order as stored now. */
+export function storedOrder(): unknown[] {
   const order = local.get<unknown>(ORDER_KEY, []);
   return Array.isArray(order) ? order : [];
 }
@@ -180,8 +185,9 @@ function orderedAs(order: unknown[], profiles: Profile[]): Profile[] {
   return profiles.map((p, i) => [p, i] as const).sort(([a, i], [b, j]) => at(a) - at(b) || i - j).map(([p]) => p);
 }
 
+const RECORD_STORAGE_PREFIX = local.keyOf(RECORD);
 /** Which profile a StorageEvent's key names as a shared record, if it does. */
-export const recordOf = (key: string | null) => (key?.startsWith(local.keyOf(RECORD)) ? key.slice(local.keyOf(RECORD).length) : undefined);
+export const recordOf = (key: string) => (key.startsWith(RECORD_STORAGE_PREFIX) ? key.slice(RECORD_STORAGE_PREFIX.length) : undefined);
 export const ORDER_STORAGE_KEY = local.keyOf(ORDER_KEY);
 
 /**
@@ -224,7 +230,7 @@ export function saveProfiles(state: ProfilesState, before: ProfilesState | undef
     // Where this tab keeps the token; the other place is another tab's (moves are the actions' own).
     const facts: TokenFacts = { scopes: p.scopes, outcomes: p.outcomes };
     if (!p.remember) tokenFacts.keepInTab(p.id, facts);
-    else if (context.facts.get(p.id) !== JSON.stringify(facts)) tokenFacts.keepOnDevice(p.id, facts);
+    else if (context.facts.get(p.id) !== factsText(facts)) tokenFacts.keepOnDevice(p.id, facts);
     context.facts.delete(p.id);
   }
   for (const p of before.profiles) {
@@ -241,9 +247,6 @@ export function storedRecord(id: string): SharedProfile | null | undefined {
   const value = local.get<unknown>(RECORD + id, null);
   return value === null ? null : sharedProfileOf(value);
 }
-
-/** The order as stored now. */
-export const storedOrder = readOrder;
 
 /** Why the profile cannot send requests yet, so the token never goes to a fallback address. */
 export function profileProblem(profile: Profile): string | undefined {
