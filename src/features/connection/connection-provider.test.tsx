@@ -95,6 +95,22 @@ function anotherTabWrites(key: string, value: unknown) {
   act(() => window.dispatchEvent(new StorageEvent('storage', { key, oldValue, newValue, storageArea: localStorage })));
 }
 
+/** The keys of localStorage written while `during` runs, by this tab or (through anotherTabWrites) the other. */
+async function localWritesDuring(during: () => unknown): Promise<string[]> {
+  const writes: string[] = [];
+  const setItem = Storage.prototype.setItem;
+  Storage.prototype.setItem = function (this: Storage, key: string, value: string) {
+    if (this === localStorage) writes.push(key);
+    return setItem.call(this, key, value);
+  };
+  try {
+    await during();
+  } finally {
+    Storage.prototype.setItem = setItem;
+  }
+  return writes;
+}
+
 it('the scopes a token is said to have are kept with the token, in this tab: what all tabs share says where profiles connect, no more', () => {
   freshBrowser(DEMO.agents, PROFILES);
   const { seen } = renderProvider();
@@ -127,22 +143,14 @@ it('a profile another tab made shows here at once, and an edit made here before 
   expect(seen.profiles!.state.profiles.map((p) => p.label)).toEqual(['Renamed here', 'Profile B', 'Made in another tab']);
 });
 
-it('what another tab wrote is taken in without being written back: an older copy read late cannot undo a newer one', () => {
+it('what another tab wrote is taken in without being written back: an older copy read late cannot undo a newer one', async () => {
   freshBrowser(DEMO.agents, PROFILES);
   const { seen } = renderProvider();
-  const writes: string[] = [];
-  const setItem = Storage.prototype.setItem;
-  Storage.prototype.setItem = function (this: Storage, key: string, value: string) {
-    if (this === localStorage) writes.push(key);
-    return setItem.call(this, key, value);
-  };
-  try {
+  const writes = await localWritesDuring(() => {
     anotherTabWrites('mac.profile.a', { id: 'a', label: 'Ty', mode: 'same-origin', target: '' });
     anotherTabWrites('mac.profile.a', { id: 'a', label: 'Typ', mode: 'same-origin', target: '' });
     anotherTabWrites('mac.profileOrder', ['b', 'a']);
-  } finally {
-    Storage.prototype.setItem = setItem;
-  }
+  });
   // Only the other tab's own three writes: this one wrote nothing back.
   expect(writes).toEqual(['mac.profile.a', 'mac.profile.a', 'mac.profileOrder']);
   expect(seen.profiles!.state.profiles.map((p) => p.label)).toEqual(['Profile B', 'Typ']);
@@ -292,20 +300,12 @@ it('another tab’s Undo puts its profile back first: this tab follows that orde
   const { seen } = renderProvider();
   anotherTabWrites('mac.profile.a', undefined);
   anotherTabWrites('mac.profileOrder', ['b', 'c']);
-  const writes: string[] = [];
-  const setItem = Storage.prototype.setItem;
-  Storage.prototype.setItem = function (this: Storage, key: string, value: string) {
-    if (this === localStorage) writes.push(key);
-    return setItem.call(this, key, value);
-  };
-  try {
+  const writes = await localWritesDuring(async () => {
     // Undo there: the record, then the order.
     anotherTabWrites('mac.profile.a', { id: 'a', label: 'Profile A', mode: 'same-origin', target: '' });
     anotherTabWrites('mac.profileOrder', ['a', 'b', 'c']);
     await settled();
-  } finally {
-    Storage.prototype.setItem = setItem;
-  }
+  });
   expect(writes).toEqual(['mac.profile.a', 'mac.profileOrder']);
   expect(seen.profiles!.state.profiles.map((p) => p.label)).toEqual(['Profile A', 'Profile B', 'Profile C']);
 });
@@ -316,18 +316,10 @@ it('a remembered token’s scopes typed in another tab are taken in here without
   localStorage.setItem('mac.token.a', JSON.stringify(DEMO.agents));
   localStorage.setItem('mac.stated.a', JSON.stringify({ scopes: [], outcomes: {} }));
   const { seen } = renderProvider();
-  const writes: string[] = [];
-  const setItem = Storage.prototype.setItem;
-  Storage.prototype.setItem = function (this: Storage, key: string, value: string) {
-    if (this === localStorage) writes.push(key);
-    return setItem.call(this, key, value);
-  };
-  try {
+  const writes = await localWritesDuring(async () => {
     for (const typed of ['agents.r', 'agents.ru', 'agents.run']) anotherTabWrites('mac.stated.a', { scopes: [typed], outcomes: {} });
     await settled();
-  } finally {
-    Storage.prototype.setItem = setItem;
-  }
+  });
   expect(writes).toEqual(['mac.stated.a', 'mac.stated.a', 'mac.stated.a']);
   expect(seen.connection!.scopes).toEqual(['agents.run']);
 });

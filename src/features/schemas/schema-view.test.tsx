@@ -8,12 +8,11 @@ import { SchemaView } from './schema-view';
 
 afterEach(() => cleanup());
 
-it('lists the first 200 of 250 keys, says so, and filters them by name', async () => {
-  const user = userEvent.setup();
-  const data: MetadataSchema = { metadataKeys: Array.from({ length: 250 }, (_, i) => ({ name: `key${i + 1}`, propertyType: 'TEXT' })) };
-  const response: ApiResponse<MetadataSchema> = {
+/** The schema GET's answer for `group`, as the api client gives it. */
+function answered(data: MetadataSchema, group: string): ApiResponse<MetadataSchema> {
+  return {
     method: 'GET',
-    url: '/rest/api/index/custom-metadata/schema/wide',
+    url: `/rest/api/index/custom-metadata/schema/${group}`,
     status: 200,
     durationMs: 3,
     headers: [['content-type', 'application/json']],
@@ -21,7 +20,12 @@ it('lists the first 200 of 250 keys, says so, and filters them by name', async (
     receivedAt: 0,
     data,
   };
-  render(<SchemaView response={response} group="wide" />);
+}
+
+it('lists the first 200 of 250 keys, says so, and filters them by name', async () => {
+  const user = userEvent.setup();
+  const data: MetadataSchema = { metadataKeys: Array.from({ length: 250 }, (_, i) => ({ name: `key${i + 1}`, propertyType: 'TEXT' })) };
+  render(<SchemaView response={answered(data, 'wide')} group="wide" />);
   expect(screen.getByRole('tab', { name: 'Keys (250)' })).toBeTruthy();
   const table = screen.getByRole('table', { name: 'Keys of group wide' });
   expect(table.querySelectorAll('tbody tr')).toHaveLength(200);
@@ -39,17 +43,7 @@ it('a key kept out of search (skipIndexing) is not said to be matched in search'
       { name: 'region', propertyType: 'PICKLIST', skipIndexing: true },
     ],
   };
-  const response: ApiResponse<MetadataSchema> = {
-    method: 'GET',
-    url: '/rest/api/index/custom-metadata/schema/sales',
-    status: 200,
-    durationMs: 3,
-    headers: [['content-type', 'application/json']],
-    rawBody: JSON.stringify(data),
-    receivedAt: 0,
-    data,
-  };
-  render(<SchemaView response={response} group="sales" />);
+  render(<SchemaView response={answered(data, 'sales')} group="sales" />);
   const rows = [...screen.getByRole('table', { name: 'Keys of group sales' }).querySelectorAll('tbody tr')].map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent));
   expect(rows).toEqual([
     ['summary', 'TEXT', 'single free text, matched in full-text search', 'searchable'],
