@@ -26,8 +26,8 @@ import { chromium } from '@playwright/test';
 import { chromiumMissingMessage, chromiumPath } from '../scripts/chromium.mjs';
 import { startConsoleServer } from '../scripts/console-server.ts';
 import { main } from '../scripts/suite.ts';
-import { suiteFileOf } from '../src/features/agent-runs/model/suite/suite-file.ts';
-import type { SuiteCase } from '../src/features/agent-runs/model/suite/suite.ts';
+import { suiteFileOf } from '../src/engine/suites/suite-file.ts';
+import type { SuiteCase } from '../src/engine/suites/suite.ts';
 
 const TOKEN = 'sandbox-agents-1d6f3b9e0a7c2548';
 const CASES = Number(process.env.BENCH_CASES ?? 1_000);

@@ -15,11 +15,11 @@ import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { nodeEventReader } from '../src/lib/node-event-reader.ts';
 import { SpecLens } from '../src/lib/spec-lens/lens.ts';
-import { caseLine, junitXml, resultsJson, summaryTable, type ReportMeta } from '../src/features/agent-runs/model/suite/reports.ts';
-import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY, runSuite, type CaseResult, type RunnerEnv } from '../src/features/agent-runs/model/suite/runner.ts';
-import { itemsOf } from '../src/features/agent-runs/model/suite/suite.ts';
-import { MAX_SUITE_FILE_BYTES, parseSuiteFile } from '../src/features/agent-runs/model/suite/suite-file.ts';
-import { summarize } from '../src/features/agent-runs/model/suite/summary.ts';
+import { caseLine, junitXml, resultsJson, summaryTable, type ReportMeta } from '../src/engine/suites/reports.ts';
+import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY, runSuite, type CaseResult, type RunnerEnv } from '../src/engine/suites/runner.ts';
+import { itemsOf } from '../src/engine/suites/suite.ts';
+import { MAX_SUITE_FILE_BYTES, parseSuiteFile } from '../src/engine/suites/suite-file.ts';
+import { summarize } from '../src/engine/suites/summary.ts';
 import { integerFlag, parseFlagsAndArguments, UsageError } from '../src/service/flags.ts';
 import { compiledSpecValidators, readLensSpecs } from '../src/service/spec-validators.ts';
 

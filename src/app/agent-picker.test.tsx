@@ -4,9 +4,9 @@ import userEvent from '@testing-library/user-event';
 import { afterEach, expect, it } from 'vitest';
 import { userEvent as browserUser } from 'vitest/browser';
 import { DEMO, freshBrowser, renderConsole, settleConsole } from './test-console';
-import { wipeHistory } from '../features/agent-runs/model/history';
+import { wipeHistory } from '../db/history';
 import { slowNetwork } from '../test-support/slow-network';
-import { AGENT_OPTIONS_SHOWN } from '../features/agent-runs/components/agent-picker';
+import { AGENT_OPTIONS_SHOWN } from '../features/runs/components/agent-picker';
 
 let restore: (() => void) | undefined;
 afterEach(async () => {

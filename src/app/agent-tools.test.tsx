@@ -7,7 +7,7 @@
 import { cleanup, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { wipeHistory } from '../features/agent-runs/model/history';
+import { wipeHistory } from '../db/history';
 import { DEMO, freshBrowser, renderConsole, settleConsole } from './test-console';
 
 beforeEach(async () => {

@@ -2,7 +2,7 @@ import { QueryClientProvider } from '@tanstack/react-query';
 import { lazy, Suspense, useEffect, useRef, useState, type ReactNode } from 'react';
 import { BrowserRouter, Navigate, NavLink, Route, Routes, useLocation } from 'react-router';
 import { PageErrorBoundary } from '../components/page-error-boundary';
-import { RunStoreProvider, useRuns } from '../features/agent-runs/model/run-store-context';
+import { RunStoreProvider, useRuns } from '../hooks/run-store';
 import { ConnectionPage } from '../features/connection/connection-page';
 import { ConnectionPanel } from '../features/connection/connection-panel';
 import { ConnectionProvider } from '../features/connection/connection-provider';
@@ -13,13 +13,13 @@ import { createQueryClient } from './query-client';
 // Pages with forms load when first opened, keeping the first load small; the panel and
 // the connection page, where a new user starts, are in the initial bundle.
 const SchemasPage = lazy(() => import('../features/schemas/schemas-page').then((m) => ({ default: m.SchemasPage })));
-const RunsPage = lazy(() => import('../features/agent-runs/routes/runs-page').then((m) => ({ default: m.RunsPage })));
-const ComparePage = lazy(() => import('../features/agent-runs/routes/compare-page').then((m) => ({ default: m.ComparePage })));
-const SuitesPage = lazy(() => import('../features/agent-runs/routes/suites-page').then((m) => ({ default: m.SuitesPage })));
-const SuitePage = lazy(() => import('../features/agent-runs/routes/suite-page').then((m) => ({ default: m.SuitePage })));
-const DurableRunPage = lazy(() => import('../features/agent-runs/routes/durable-run-page').then((m) => ({ default: m.DurableRunPage })));
+const RunsPage = lazy(() => import('./runs-page').then((m) => ({ default: m.RunsPage })));
+const ComparePage = lazy(() => import('../features/insight/routes/compare-page').then((m) => ({ default: m.ComparePage })));
+const SuitesPage = lazy(() => import('../features/suites/routes/suites-page').then((m) => ({ default: m.SuitesPage })));
+const SuitePage = lazy(() => import('../features/suites/routes/suite-page').then((m) => ({ default: m.SuitePage })));
+const DurableRunPage = lazy(() => import('../features/runs/routes/durable-run-page').then((m) => ({ default: m.DurableRunPage })));
 // History's database loads after the first paint, with what keeps it true (follows runs going on).
-const HistoryKeeper = lazy(() => import('../features/agent-runs/components/history-keeper').then((m) => ({ default: m.HistoryKeeper })));
+const HistoryKeeper = lazy(() => import('./history-keeper').then((m) => ({ default: m.HistoryKeeper })));
 
 function RunsLink() {
   const { active: live, paused } = useRuns();

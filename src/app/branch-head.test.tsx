@@ -5,7 +5,7 @@
 import { cleanup, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { clearHistory, listRuns } from '../features/agent-runs/model/history';
+import { clearHistory, listRuns } from '../db/history';
 import { DEMO, freshBrowser, renderConsole, settleConsole } from './test-console';
 
 beforeEach(async () => {

@@ -8,7 +8,7 @@ import { cleanup, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { page } from 'vitest/browser';
-import { clearHistory } from '../features/agent-runs/model/history';
+import { clearHistory } from '../db/history';
 import { DEMO, freshBrowser, renderConsole, settleConsole } from './test-console';
 
 beforeAll(async () => {

@@ -6,7 +6,7 @@
 import { cleanup, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { wipeHistory } from '../features/agent-runs/model/history';
+import { wipeHistory } from '../db/history';
 import { servicePosts } from '../test-support/reference-service';
 import { DEMO, freshBrowser, renderConsole, runOnBoth, settleConsole, startRun } from './test-console';
 

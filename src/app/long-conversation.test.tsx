@@ -6,9 +6,9 @@
 import { cleanup, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { TURNS_PAGE } from '../features/agent-runs/components/thread-view';
-import { clearHistory, importRuns } from '../features/agent-runs/model/history';
-import { entriesOfFile, MAX_TURNS, parseThreadFile } from '../features/agent-runs/model/thread-file';
+import { TURNS_PAGE } from '../features/conversations/components/thread-view';
+import { clearHistory, importRuns } from '../db/history';
+import { entriesOfFile, MAX_TURNS, parseThreadFile } from '../engine/thread-file';
 import { DEMO, freshBrowser, renderConsole, settleConsole } from './test-console';
 
 beforeEach(async () => {

@@ -7,7 +7,7 @@
 import { cleanup, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { wipeHistory } from '../features/agent-runs/model/history';
+import { wipeHistory } from '../db/history';
 import { DEMO_EVERYTHING, servicePosts } from '../test-support/reference-service';
 import { slowNetwork } from '../test-support/slow-network';
 import { DEMO, freshBrowser, renderConsole, settleConsole, startRun } from './test-console';

@@ -9,13 +9,13 @@ import { cleanup, render, screen, waitFor, within } from '@testing-library/react
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { page, userEvent as browserUser } from 'vitest/browser';
-import { sendStreamRun } from '../features/agent-runs/api/run-stream';
-import { StreamOutput } from '../features/agent-runs/components/stream-output';
-import { wipeHistory } from '../features/agent-runs/model/history';
-import { expectedEventsOf } from '../features/agent-runs/model/progress';
-import type { RunState } from '../features/agent-runs/model/run-machine';
-import { runRequest } from '../features/agent-runs/model/run-request';
-import { StreamLog } from '../features/agent-runs/model/stream-log';
+import { sendStreamRun } from '../engine/send/run-stream';
+import { StreamOutput } from '../features/runs/components/stream-output';
+import { wipeHistory } from '../db/history';
+import { expectedEventsOf } from '../engine/progress';
+import type { RunState } from '../engine/run-machine';
+import { runRequest } from '../engine/run-request';
+import { StreamLog } from '../engine/stream-log';
 import { DEMO, freshBrowser, renderConsole } from './test-console';
 
 const msg = (text: string) => JSON.stringify({ messages: [{ role: 'GLEAN_AI', content: [{ type: 'text', text }] }] });

@@ -10,7 +10,7 @@
 import { cleanup, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
-import { consoleDb } from '../features/agent-runs/model/console-db';
+import { consoleDb } from '../db/console-db';
 import { DEMO, freshBrowser, renderConsole, settleConsole } from './test-console';
 
 interface Held {

@@ -6,7 +6,7 @@
 import { cleanup, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, expect, it } from 'vitest';
-import { consoleDb } from '../features/agent-runs/model/console-db';
+import { consoleDb } from '../db/console-db';
 import { DEMO, freshBrowser, renderConsole, settleConsole } from './test-console';
 
 afterEach(async () => {

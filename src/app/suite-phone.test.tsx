@@ -7,7 +7,7 @@ import './styles.css';
 import { cleanup, screen } from '@testing-library/react';
 import { afterEach, beforeAll, expect, it } from 'vitest';
 import { page } from 'vitest/browser';
-import { createSuite, deleteSuite } from '../features/agent-runs/model/suite/suite-db';
+import { createSuite, deleteSuite } from '../features/suites/model/suite-db';
 import { DEMO, freshBrowser, renderConsole, settleConsole } from './test-console';
 
 beforeAll(async () => {

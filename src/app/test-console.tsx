@@ -6,10 +6,10 @@ import { render, screen, waitFor, within } from '@testing-library/react';
 import { expect } from 'vitest';
 import { Profiler, StrictMode, useEffect } from 'react';
 import { MemoryRouter } from 'react-router';
-import { useRunStore } from '../features/agent-runs/model/run-store-context';
-import type { RunStore } from '../features/agent-runs/model/run-store';
-import { saveRun, type HistoryEntry } from '../features/agent-runs/model/history';
-import { runRequest } from '../features/agent-runs/model/run-request';
+import { useRunStore } from '../hooks/run-store';
+import type { RunStore } from '../engine/run-store';
+import { saveRun, type HistoryEntry } from '../db/history';
+import { runRequest } from '../engine/run-request';
 import { SANDBOX_FAULT_HEADER } from '../contract/sandbox-fault';
 import { AppProviders, Layout } from './app';
 
