@@ -8,20 +8,28 @@ import tseslint from 'typescript-eslint';
 
 /**
  * The import rules of DESIGN.md, as architectural elements and the dependencies each may
- * have (eslint-plugin-boundaries): app → features → components, lib, contract; features
- * never import each other; service imports only contract; contract imports nothing.
+ * have (eslint-plugin-boundaries), lowest first: contract ← lib ← engine ← db ← hooks ←
+ * components ← features ← app. Features never import each other (the app composes them);
+ * the engine is headless (no React, no Dexie, no DOM: the page and `npm run suite` share it);
+ * service imports only contract; scripts and benches reach the console only through the engine.
  */
-const FEATURES = ['connection', 'schemas', 'agent-runs'];
+const FEATURES = ['connection', 'schemas', 'runs', 'history', 'conversations', 'suites', 'tools', 'insight'];
 const elements = [
   { type: 'contract', pattern: 'src/contract' },
   { type: 'service', pattern: 'src/service' },
   { type: 'lib', pattern: 'src/lib' },
+  { type: 'engine', pattern: 'src/engine' },
+  { type: 'db', pattern: 'src/db' },
+  { type: 'hooks', pattern: 'src/hooks' },
   { type: 'components', pattern: 'src/components' },
   ...FEATURES.map((f) => ({ type: `feature-${f}`, pattern: `src/features/${f}` })),
   { type: 'app', pattern: 'src/app' },
   { type: 'test-support', pattern: 'src/test-support' },
+  { type: 'scripts', pattern: 'scripts' },
+  { type: 'bench', pattern: 'bench' },
 ];
 const allowTo = (...types) => ({ to: { element: { types: { anyOf: types } } } });
+const BELOW_FEATURES = ['components', 'hooks', 'db', 'engine', 'lib', 'contract'];
 const policies = [
   // Packages and Node's modules are not the project's layers.
   { allow: { to: [{ module: { origin: 'external' } }, { module: { origin: 'core' } }] } },
@@ -31,9 +39,14 @@ const policies = [
   { from: { element: { type: 'contract' } }, allow: allowTo('contract') },
   { from: { element: { type: 'service' } }, allow: allowTo('service', 'contract') },
   { from: { element: { type: 'lib' } }, allow: allowTo('lib', 'contract') },
-  { from: { element: { type: 'components' } }, allow: allowTo('components', 'lib', 'contract') },
-  ...FEATURES.map((f) => ({ from: { element: { type: `feature-${f}` } }, allow: allowTo(`feature-${f}`, 'components', 'lib', 'contract') })),
-  { from: { element: { type: 'app' } }, allow: allowTo('app', ...FEATURES.map((f) => `feature-${f}`), 'components', 'lib', 'contract') },
+  { from: { element: { type: 'engine' } }, allow: allowTo('engine', 'lib', 'contract') },
+  { from: { element: { type: 'db' } }, allow: allowTo('db', 'engine', 'lib', 'contract') },
+  { from: { element: { type: 'hooks' } }, allow: allowTo('hooks', 'db', 'engine', 'lib', 'contract') },
+  { from: { element: { type: 'components' } }, allow: allowTo('components', 'engine', 'lib', 'contract') },
+  ...FEATURES.map((f) => ({ from: { element: { type: `feature-${f}` } }, allow: allowTo(`feature-${f}`, ...BELOW_FEATURES) })),
+  { from: { element: { type: 'app' } }, allow: allowTo('app', ...FEATURES.map((f) => `feature-${f}`), ...BELOW_FEATURES) },
+  { from: { element: { type: 'scripts' } }, allow: allowTo('scripts', 'service', 'engine', 'lib', 'contract') },
+  { from: { element: { type: 'bench' } }, allow: allowTo('bench', 'scripts', 'service', 'engine', 'lib', 'contract') },
 ];
 
 export default tseslint.config(
@@ -48,7 +61,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/**/*.{ts,tsx}'],
+    files: ['src/**/*.{ts,tsx}', 'scripts/**/*.{ts,mjs}', 'bench/**/*.ts'],
     plugins: { boundaries },
     settings: {
       'boundaries/elements': elements,

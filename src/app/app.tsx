@@ -2,6 +2,7 @@ import { QueryClientProvider } from '@tanstack/react-query';
 import { lazy, Suspense, useEffect, useRef, useState, type ReactNode } from 'react';
 import { BrowserRouter, Navigate, NavLink, Route, Routes, useLocation } from 'react-router';
 import { PageErrorBoundary } from '../components/page-error-boundary';
+import { SlotsProvider } from '../components/slots';
 import { RunStoreProvider, useRuns } from '../hooks/run-store';
 import { ConnectionPage } from '../features/connection/connection-page';
 import { ConnectionPanel } from '../features/connection/connection-panel';
@@ -9,6 +10,7 @@ import { ConnectionProvider } from '../features/connection/connection-provider';
 import { TokenGate } from '../features/connection/token-prompt';
 import { AGENTS_SCOPE } from '../contract/scopes';
 import { createQueryClient } from './query-client';
+import { consoleSlots } from './slots';
 
 // Pages with forms load when first opened, keeping the first load small; the panel and
 // the connection page, where a new user starts, are in the initial bundle.
@@ -123,10 +125,12 @@ export function AppProviders({ children }: { children: ReactNode }) {
     <QueryClientProvider client={queryClient}>
       <ConnectionProvider>
         <RunStoreProvider>
-          {children}
-          <Suspense fallback={null}>
-            <HistoryKeeper />
-          </Suspense>
+          <SlotsProvider slots={consoleSlots}>
+            {children}
+            <Suspense fallback={null}>
+              <HistoryKeeper />
+            </Suspense>
+          </SlotsProvider>
         </RunStoreProvider>
       </ConnectionProvider>
     </QueryClientProvider>

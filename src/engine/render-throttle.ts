@@ -1,4 +1,4 @@
-/** Runs a callback later: at the animation frame after `delayMs` in the page, by hand in tests. */
+/** Runs a callback later: at the animation frame after `delayMs` in the page (lib/next-frame), by hand in tests. */
 export type Schedule = (fn: () => void, delayMs: number) => void;
 
 /**
@@ -12,10 +12,9 @@ export type Schedule = (fn: () => void, delayMs: number) => void;
 export const FLOOD_BATCH = 64;
 export const FLOOD_INTERVAL_MS = 100;
 
-/** Runs `fn` at the animation frame after `delayMs`. */
-export function nextFrame(fn: () => void, delayMs: number): void {
-  if (delayMs > 0) setTimeout(() => requestAnimationFrame(fn), delayMs);
-  else requestAnimationFrame(fn);
+/** Headless, a frame is a timer's turn (~60 a second): the page gives its animation frames instead. */
+export function timerFrame(fn: () => void, delayMs: number): void {
+  setTimeout(fn, Math.max(16, delayMs));
 }
 
 /**
@@ -35,7 +34,7 @@ export class RenderThrottle {
   private readonly listeners = new Set<() => void>();
 
   constructor(
-    private readonly schedule: Schedule = nextFrame,
+    private readonly schedule: Schedule = timerFrame,
     private readonly now: () => number = () => performance.now(),
   ) {}
 

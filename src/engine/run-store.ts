@@ -24,6 +24,7 @@ import { detailsOf, historyEntryOf, metaOf, summaryOf, type RunRecord, type RunT
 import type { RunRequest } from './run-request';
 import { sendDurable, sendStream, sendWait, type SendContext, type StopReason } from './run-senders';
 import { StreamLog } from './stream-log';
+import type { Schedule } from './render-throttle';
 
 export type { RunRecord, RunTarget } from './run-record';
 export { STOPPED_BY_YOU, WAIT_STOPPED_BY_YOU } from './run-senders';
@@ -50,6 +51,17 @@ export interface RunStoreOptions {
   keep?: number;
   /** Durable runs read at once; the others wait their turn (none is dropped). */
   maxReads?: number;
+  /** Holds a lock named `name` until the returned release is called (the page's Web Locks); none by default. */
+  lock?: (name: string) => Promise<() => void>;
+  /** Whether the page is hidden now, and how to hear that it is shown again (reads pause while hidden). */
+  visibility?: Visibility;
+  /** When a stream's log tells its listeners (the page's animation frames). */
+  schedule?: Schedule;
+}
+
+export interface Visibility {
+  hidden(): boolean;
+  onShown(fn: () => void): void;
 }
 
 export type RunConnection = Pick<ActiveConnection, 'baseUrl' | 'token' | 'problem' | 'profileId' | 'profileLabel' | 'mode' | 'target' | 'fingerprint'>;
@@ -72,8 +84,6 @@ function sameConnection(t: RunTarget, c: ConnectionIdentity): boolean {
   return t.mode === c.mode && t.target === c.target && t.fingerprint === c.fingerprint;
 }
 
-/** The history writer, loaded with the history module (and its database) on first use, not with the app. */
-const defaultSave: WriteRun = async (entry, details, options) => (await import('../db/history')).writeRun(entry, details, options);
 
 /**
  * What history keeps of a run's answer, once it ended: a wait answer's body as received, one
@@ -89,6 +99,8 @@ function findable(record: RunRecord): boolean {
   return record.request.mode !== 'durable' || record.runId !== undefined || isTerminal(record.state.status);
 }
 
+const noSave: WriteRun = async () => undefined;
+
 export class RunStore {
   private snapshot: RunStoreSnapshot = { runs: [], opened: [], paused: [] };
   private readonly listeners = new Set<() => void>();
@@ -102,12 +114,10 @@ export class RunStore {
   private readonly writes = new Set<Promise<unknown>>();
 
   constructor(private readonly options: RunStoreOptions = {}) {
-    if (typeof document !== 'undefined') {
-      // Reads pause while the tab is hidden and resume, at once, when it is shown.
-      document.addEventListener('visibilitychange', () => {
-        if (!document.hidden) for (const f of this.flights.values()) if (f.watchers > 0) this.schedule(f, 0);
-      });
-    }
+    // Reads pause while the tab is hidden and resume, at once, when it is shown.
+    options.visibility?.onShown(() => {
+      for (const f of this.flights.values()) if (f.watchers > 0) this.schedule(f, 0);
+    });
   }
 
   subscribe = (listener: () => void): (() => void) => {
@@ -188,7 +198,7 @@ export class RunStore {
       target: targetOf(connection),
       startedAt,
       state: runReducer(initialRunState, { type: 'send', at: startedAt }),
-      ...(request.mode === 'stream' && { log: new StreamLog(request.flavour, undefined, undefined, request.thread !== undefined) }),
+      ...(request.mode === 'stream' && { log: new StreamLog(request.flavour, undefined, this.options.schedule, request.thread !== undefined) }),
     };
     const flight = new Flight(record, connection);
     const abort = new AbortController();
@@ -218,19 +228,13 @@ export class RunStore {
   }
 
   /** Holds a Web Lock named after the run until its request is over. */
-  private lock(flight: Flight): Promise<void> {
-    const locks = typeof navigator !== 'undefined' ? navigator.locks : undefined;
-    if (!locks) return Promise.resolve();
-    return new Promise<void>((granted) => {
-      locks
-        .request(`${RUN_LOCK_PREFIX}${flight.record.id}`, () => {
-          return new Promise<void>((release) => {
-            flight.releaseLock = release;
-            granted();
-          });
-        })
-        .catch(() => granted());
-    });
+  private async lock(flight: Flight): Promise<void> {
+    if (!this.options.lock) return;
+    try {
+      flight.releaseLock = await this.options.lock(`${RUN_LOCK_PREFIX}${flight.record.id}`);
+    } catch {
+      // No lock to be had: the run goes on; a sweep may then take it for cut off only once it is over.
+    }
   }
 
   /** Closes this browser's side of the run; the POST is not sent again. */
@@ -394,7 +398,7 @@ export class RunStore {
     if (flight.timer !== undefined || flight.watchers === 0 || this.flights.get(flight.record.id) !== flight) return;
     const record = flight.record;
     if (!record.runId || isTerminal(record.state.status) || UNREADABLE.includes(record.state.readError?.status ?? 0)) return;
-    if (typeof document !== 'undefined' && document.hidden) return;
+    if (this.options.visibility?.hidden()) return;
     flight.timer = setTimeout(() => {
       flight.timer = undefined;
       void this.read(record.id).then(() => {
@@ -508,7 +512,7 @@ export class RunStore {
   }
 
   private async write(flight: Flight, record: RunRecord, options: { create?: boolean }): Promise<void> {
-    const save = this.options.save ?? defaultSave;
+    const save = this.options.save ?? noSave;
     const details = isTerminal(record.state.status) ? historyDetailsOf(record) : undefined;
     try {
       await save(historyEntryOf(record), details, options);

@@ -2,7 +2,7 @@ import { MESSAGE_EVENT } from '../contract/sse';
 import type { ResponseMeta } from '../lib/api-client';
 import type { SseEvent } from '../lib/sse';
 import { legacyFailureOf } from './legacy-error';
-import { nextFrame, RenderThrottle, type Schedule } from './render-throttle';
+import { RenderThrottle, timerFrame, type Schedule } from './render-throttle';
 import type { RunFailure } from './run-machine';
 import type { Flavour } from './run-request';
 import { keepFullData, readEvent, type TimelineEntry } from './stream-event';
@@ -54,7 +54,7 @@ export class StreamLog {
   constructor(
     readonly flavour: Flavour,
     private readonly startedAt: number = performance.now(),
-    schedule: Schedule = nextFrame,
+    schedule: Schedule = timerFrame,
     keepMessages = false,
   ) {
     this.answerMessages = keepMessages ? [] : undefined;

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../contract/agents';
-import { itemsOf, type StoredRun } from '../db/console-db';
-import { evictable, HISTORY_LIMIT, type HistoryEntry } from '../db/history';
+import type { HistoryEntry } from './history-entry';
 import { replyRequest, threadsOf, pathTo, type Turn } from './thread';
 import { cycleOf, entriesOfFile, EXPORTED_IN_FLIGHT, MAX_FILE_BYTES, parseThreadFile, sizeProblem, threadFileOf } from './thread-file';
 
@@ -144,43 +143,6 @@ describe('cycleOf', () => {
     expect(cycleOf(chain)).toBeUndefined();
     expect(cycleOf([...chain, { id: 'b', parentId: 't5' }, { id: 'c', parentId: 't5' }])).toBeUndefined();
     expect(cycleOf([{ id: 'a', parentId: 'c' }, { id: 'b', parentId: 'a' }, { id: 'c', parentId: 'b' }])).toEqual(['a', 'c', 'b', 'a']);
-  });
-});
-
-describe('history’s limit', () => {
-  const stored = (entries: HistoryEntry[]): StoredRun[] => entries.map((e) => ({ ...e, item: e.request.thread?.id ?? e.id, size: 1, detailsBytes: 0 }));
-  const gone = (entries: HistoryEntry[], keep = new Set<string>()) =>
-    evictable(itemsOf(stored(entries)), keep, { items: HISTORY_LIMIT, bytes: Infinity }, 0)
-      .map((i) => i.id)
-      .sort();
-
-  it('keeps a conversation whole: its turns stay or go together, counted as one item', () => {
-    const runs: HistoryEntry[] = Array.from({ length: HISTORY_LIMIT + 2 }, (_, i) =>
-      turn(`r${i}`, { agentId: 'a', flavour: 'platform', mode: 'stream', path: '/x', body: {} }, [], { startedAt: 1000 + i }),
-    );
-    const long = Array.from({ length: 30 }, (_, i) => turn(`c${i}`, { ...replyRequest(thread0, undefined, 'q', { flavour: 'platform', mode: 'stream' }) }, [], { startedAt: 500 + i }));
-    // 52 runs and one conversation: the three oldest items go, the conversation (oldest) whole.
-    expect(gone([...runs, ...long])).toEqual([thread0.id, 'r0', 'r1'].sort());
-    const recent = long.map((e) => ({ ...e, startedAt: e.startedAt + 10_000 }));
-    expect(gone([...runs, ...recent])).toEqual(['r0', 'r1', 'r2']);
-  });
-
-  it('never lets go of an item kept (on screen) or pinned, and lets go of the next oldest instead', () => {
-    const runs: HistoryEntry[] = Array.from({ length: HISTORY_LIMIT + 1 }, (_, i) =>
-      turn(`r${i}`, { agentId: 'a', flavour: 'platform', mode: 'stream', path: '/x', body: {} }, [], { startedAt: 1000 + i }),
-    );
-    expect(gone(runs, new Set(['r0']))).toEqual(['r1']);
-    const items = itemsOf(stored(runs)).map((i) => (i.id === 'r0' || i.id === 'r1' ? { ...i, pinned: true } : i));
-    expect(evictable(items, new Set(), { items: HISTORY_LIMIT, bytes: Infinity }, 0).map((i) => i.id)).toEqual(['r2']);
-  });
-
-  it('lets go of the oldest items past the size limit too, and says why', () => {
-    const runs: HistoryEntry[] = Array.from({ length: 4 }, (_, i) => turn(`r${i}`, { agentId: 'a', flavour: 'platform', mode: 'stream', path: '/x', body: {} }, [], { startedAt: 1000 + i }));
-    const items = itemsOf(runs.map((e) => ({ ...e, item: e.id, size: 100, detailsBytes: 0 })));
-    expect(evictable(items, new Set(), { items: 50, bytes: 250 }, 0)).toEqual([
-      { id: 'r0', kind: 'run', title: expect.any(String), reason: 'size' },
-      { id: 'r1', kind: 'run', title: expect.any(String), reason: 'size' },
-    ]);
   });
 });
 

@@ -11,6 +11,7 @@ import type { HistoryEntry } from './history-entry';
 import { isInFlight, type RunStatus } from './run-machine';
 import { runRequest } from './run-request';
 import { MAX_ANSWER_MESSAGES, titleOf, type Thread } from './thread';
+import { exportFileName } from '../lib/download';
 
 export const THREAD_FILE_FORMAT = 'metadata-agents-console/thread';
 
@@ -76,6 +77,11 @@ function fileTurn(t: HistoryEntry): ThreadFileTurn {
 }
 
 /** The file of a thread: every branch, the turns in the order they were sent. */
+/** A conversation's file as Export conversation downloads it: everything history kept of it, never a token. */
+export function threadExport(thread: Thread): { name: string; text: string } {
+  return { name: exportFileName('conversation', thread.agentId, thread.turns[0]?.startedAt ?? Date.now(), thread.id), text: JSON.stringify(threadFileOf(thread), null, 2) };
+}
+
 export function threadFileOf(thread: Thread, now = new Date()): ThreadFile {
   return {
     format: THREAD_FILE_FORMAT,

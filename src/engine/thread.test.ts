@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../contract/agents';
-import type { HistoryEntry } from '../db/history';
+import type { HistoryEntry } from './history-entry';
 import { joinFragments } from './answer-messages';
 import { StreamLog } from './stream-log';
 import { historyEntryOf, summaryOf, type RunRecord } from './run-record';

@@ -8,7 +8,8 @@ import { beforeEach, expect, it } from 'vitest';
 import { DEMO, DEMO_EVERYTHING, referenceConnection } from '../test-support/reference-service';
 import { wipeHistory, listRuns } from '../db/history';
 import { runRequest } from '../engine/run-request';
-import { RunStore, type RunConnection } from '../engine/run-store';
+import type { RunConnection } from '../engine/run-store';
+import { consoleRunStore } from './run-store';
 
 const CONNECTION: RunConnection = referenceConnection(DEMO.agents, 'test-fingerprint');
 
@@ -20,7 +21,7 @@ beforeEach(async () => {
 
 /** A durable run of expense-filer approved and ended, as history keeps it. */
 async function approvedRun() {
-  const store = new RunStore();
+  const store = consoleRunStore();
   const { id } = store.start(CONNECTION, runRequest('platform', 'durable', { id: 'expense-filer', name: 'Expense Filer' }, hi))!;
   const unwatch = store.watch(id);
   await waitFor(() => expect(store.get(id)!.state.status).toBe('REQUIRES_INPUT'), { timeout: 20_000 });
@@ -38,7 +39,7 @@ async function approvedRun() {
 it('a succeeded run opened again (after a reload) with a token that cannot read it stays Succeeded in history', async () => {
   const entry = await approvedRun();
   // A reload: a new store. The profile's token was changed since; the run's page is opened from history.
-  const later = new RunStore();
+  const later = consoleRunStore();
   const opened = later.open({ ...CONNECTION, token: DEMO_EVERYTHING, fingerprint: 'another-fingerprint' }, 'expense-filer', entry.runId!, entry);
   await waitFor(() => expect(later.get(opened.id)!.state.status).toBe('refused'));
   await later.settle();
@@ -48,7 +49,7 @@ it('a succeeded run opened again (after a reload) with a token that cannot read 
 
 it('a succeeded run opened again (after a reload) keeps the decisions history recorded for it', async () => {
   const entry = await approvedRun();
-  const later = new RunStore();
+  const later = consoleRunStore();
   const opened = later.open(CONNECTION, 'expense-filer', entry.runId!, entry);
   await waitFor(() => expect(later.get(opened.id)!.state.status).toBe('SUCCEEDED'));
   await later.settle();

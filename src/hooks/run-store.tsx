@@ -1,16 +1,26 @@
 import { createContext, useContext, useEffect, useState, useSyncExternalStore, type ReactNode } from 'react';
 import type { ConnectionIdentity } from '../lib/connection';
 import type { HistoryEntry } from '../engine/history-entry';
-import { RunStore, type RunConnection, type RunRecord, type RunStoreSnapshot } from '../engine/run-store';
+import { RunStore, type RunConnection, type RunRecord, type RunStoreOptions, type RunStoreSnapshot, type WriteRun } from '../engine/run-store';
+import { nextFrame } from '../lib/next-frame';
+import { pageVisibility, webLocks } from '../lib/web-locks';
 
 const RunStoreContext = createContext<RunStore | null>(null);
+
+/** History's writer, loaded with the history module (and its database) on first use, not with the app. */
+const writeToHistory: WriteRun = async (entry, details, options) => (await import('../db/history')).writeRun(entry, details, options);
+
+/** The page's run store: runs written through to history, held by Web Locks, read while the tab is shown, rendered at animation frames. */
+export function consoleRunStore(options: RunStoreOptions = {}): RunStore {
+  return new RunStore({ save: writeToHistory, visibility: pageVisibility, schedule: nextFrame, ...(webLocks && { lock: webLocks }), ...options });
+}
 
 /**
  * Holds the console's runs for as long as the app lives, above the routes, so a page can come
  * and go while its run goes on. Tests may pass their own store.
  */
 export function RunStoreProvider({ children, store }: { children: ReactNode; store?: RunStore }) {
-  const [own] = useState(() => store ?? new RunStore());
+  const [own] = useState(() => store ?? consoleRunStore());
   return <RunStoreContext.Provider value={own}>{children}</RunStoreContext.Provider>;
 }
 

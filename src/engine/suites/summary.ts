@@ -4,7 +4,7 @@
  * the one Compare uses) and timings that moved past a stated threshold. Pure.
  */
 
-import { wordDiff, type TextDiff } from '../../features/insight/model/comparison';
+import { wordDiff, type TextDiff } from '../../lib/word-diff';
 import type { CaseResult, Verdict } from './runner';
 
 export interface SuiteSummary {

@@ -1,5 +1,5 @@
 import { connectionKey, type ActiveConnection, type ConnectionIdentity } from '../connection';
-import type { Flavour } from '../../engine/run-request';
+import type { RunFlavour as Flavour } from '../../contract/run-paths';
 
 /** Query keys of the agent endpoints, under the connection's identity: never shared between profiles or tokens. */
 export const agentKeys = {

@@ -1,7 +1,7 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import type { AgentSchemas } from '../../contract/agents';
 import { apiRequest, type ApiResponse } from '../api-client';
-import type { Flavour } from '../../engine/run-request';
+import type { RunFlavour as Flavour } from '../../contract/run-paths';
 import { agentKeys, agentsBase, type AgentConnection } from './agent-keys';
 
 /**

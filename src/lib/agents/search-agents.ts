@@ -1,6 +1,6 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { apiRequest } from '../api-client';
-import type { Flavour } from '../../engine/run-request';
+import type { RunFlavour as Flavour } from '../../contract/run-paths';
 import { agentKeys, agentsBase, type AgentConnection } from './agent-keys';
 import { agentsOf } from './agent-answer';
 

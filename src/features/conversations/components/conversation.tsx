@@ -8,7 +8,8 @@ import { useRuns } from '../../../hooks/run-store';
 import { MAX_ANSWER_BYTES } from '../../../engine/stream-log';
 import { answered, editRequest, MAX_ANSWER_MESSAGES, pathTo, replyRequest, retryRequest, sendOf, threadsOf, type Thread } from '../../../engine/thread';
 import { useKeepOnScreen, useThreadEntries } from '../../../hooks/use-history';
-import { exportThread } from '../../history/components/history-panel';
+import { download } from '../../../lib/download';
+import { threadExport } from '../../../engine/thread-file';
 import { ReplyBox } from './reply-box';
 import { ThreadView } from './thread-view';
 
@@ -80,7 +81,7 @@ export function Conversation({ threadId, leafId, onLeaf, connection, start, onRu
     <div className="conversation">
       <div className="toolbar">
         <h3>Conversation</h3>
-        <button type="button" onClick={() => exportThread(thread)}>
+        <button type="button" onClick={() => { const f = threadExport(thread); download(f.name, f.text); }}>
           Export conversation
         </button>
         <Link to={`/runs/${encodeURIComponent(thread.agentId)}`}>New conversation</Link>

@@ -13,9 +13,7 @@ import { faultOfRequest } from '../../../engine/run-request';
 import { useRunStore } from '../../../hooks/run-store';
 import { useFigures } from '../../../hooks/use-history';
 import { branchCount, branchOf, contextOf, newestLeafUnder, pathTo, questionOf, retryable, textOfMessage, type Thread, type Turn } from '../../../engine/thread';
-import { RunBody } from '../../runs/components/run-body';
-import { ToolAuthorization } from '../../tools/components/tool-authorization';
-import { SaveTestCase } from '../../suites/components/save-test-case';
+import { useSlots } from '../../../components/slots';
 
 /** Text blocks run together as one paragraph (a stream sends a word per message); anything else is shown as its JSON. */
 function MessageBlocks({ messages }: { messages: readonly Message[] }) {
@@ -199,6 +197,7 @@ export interface ThreadActions {
 }
 
 function TurnItem({ thread, turn, last, actions, onBranch }: { thread: Thread; turn: Turn; last: boolean; actions: ThreadActions; onBranch(leafId: string): void }) {
+  const { RunBody, ToolAuthorization, SaveTestCase } = useSlots();
   const store = useRunStore();
   const record = store.forEntry(turn.id);
   const figures = useFigures(turn);

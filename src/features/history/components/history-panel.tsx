@@ -8,10 +8,10 @@ import { statusText, statusTone } from '../../../engine/run-machine';
 import { faultOfRequest } from '../../../engine/run-request';
 import type { RunConnection } from '../../../engine/run-store';
 import { lastAt, matches, sizeOf, threadPath, threadsOf, titleOf, type Thread } from '../../../engine/thread';
-import { entriesOfFile, parseThreadFile, sizeProblem, threadFileOf } from '../../../engine/thread-file';
+import { entriesOfFile, parseThreadFile, sizeProblem, threadExport } from '../../../engine/thread-file';
 import { goesOn, useEviction, useFigures, useHistory, useItems, useLastClear } from '../../../hooks/use-history';
-import { SaveTestCase } from '../../suites/components/save-test-case';
 import { escapeCancels } from '../../../lib/use-page-escape';
+import { useSlots } from '../../../components/slots';
 
 const runPath = (e: HistoryEntry) => `/runs/${encodeURIComponent(e.request.agentId)}/${encodeURIComponent(e.runId!)}`;
 
@@ -30,11 +30,6 @@ function runMatches(e: HistoryEntry, query: string): boolean {
 
 type Item = { kind: 'thread'; thread: Thread; at: number } | { kind: 'run'; entry: HistoryEntry; at: number };
 
-/** Writes a conversation's file for download: everything history kept of it, never a token. */
-export function exportThread(thread: Thread): void {
-  download(exportFileName('conversation', thread.agentId, thread.turns[0]?.startedAt ?? Date.now(), thread.id), JSON.stringify(threadFileOf(thread), null, 2));
-}
-
 /** A run, or a conversation told by its title and its newest turn. */
 function HistoryRow({ r, thread, connection, unreadable, open, setOpen, onLoad, compareFrom, setCompareFrom, pinned }: {
   r: HistoryEntry;
@@ -50,6 +45,7 @@ function HistoryRow({ r, thread, connection, unreadable, open, setOpen, onLoad, 
   setOpen(id: string | null): void;
   onLoad(entry: HistoryEntry): void;
 }) {
+  const { SaveTestCase } = useSlots();
   const otherProfile = r.target.profileId !== undefined && r.target.profileId !== connection.profileId;
   const figures = useFigures(r);
   const itemId = thread?.id ?? r.id;
@@ -112,7 +108,7 @@ function HistoryRow({ r, thread, connection, unreadable, open, setOpen, onLoad, 
             {open === r.id ? 'Hide' : 'View'}
           </button>
           {thread && (
-            <button type="button" onClick={() => exportThread(thread)}>
+            <button type="button" onClick={() => { const f = threadExport(thread); download(f.name, f.text); }}>
               Export conversation
             </button>
           )}

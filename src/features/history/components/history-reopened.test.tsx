@@ -10,8 +10,8 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { DEMO, DEMO_EVERYTHING, referenceConnection } from '../../../test-support/reference-service';
 import { wipeHistory, listRuns } from '../../../db/history';
 import { runRequest } from '../../../engine/run-request';
-import { RunStore, type RunConnection } from '../../../engine/run-store';
-import { RunStoreProvider } from '../../../hooks/run-store';
+import { type RunStore, type RunConnection } from '../../../engine/run-store';
+import { consoleRunStore, RunStoreProvider } from '../../../hooks/run-store';
 import { HistoryPanel } from './history-panel';
 
 const A: RunConnection = referenceConnection(DEMO.agents, 'fingerprint-a');
@@ -29,14 +29,14 @@ afterEach(async () => {
 });
 
 it('a run read again with the profile’s right token is not shown as unreadable because another token was refused it', async () => {
-  const first = new RunStore();
+  const first = consoleRunStore();
   stores.push(first);
   const sent = first.start(A, runRequest('platform', 'durable', { id: 'long-runner', name: 'Long Runner' }, { messages: [{ role: 'USER', content: [{ type: 'text', text: 'Go' }] }] }))!;
   await waitFor(async () => expect((await listRuns()).find((e) => e.id === sent.id)?.runId).toBeDefined());
   const entry = (await listRuns()).find((e) => e.id === sent.id)!;
 
   // A reload; the run's page is opened with a token pasted by mistake, then with the right one.
-  const store = new RunStore();
+  const store = consoleRunStore();
   stores.push(store);
   const wrong = store.open(B, 'long-runner', entry.runId!, entry);
   await waitFor(() => expect(store.get(wrong.id)!.state.status).toBe('refused'));

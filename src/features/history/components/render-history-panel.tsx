@@ -5,14 +5,14 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { render } from '@testing-library/react';
 import { MemoryRouter } from 'react-router';
-import { RunStore, type RunConnection } from '../../../engine/run-store';
-import { RunStoreProvider } from '../../../hooks/run-store';
+import type { RunConnection } from '../../../engine/run-store';
+import { consoleRunStore, RunStoreProvider } from '../../../hooks/run-store';
 import { HistoryPanel } from './history-panel';
 
 export function renderHistoryPanel(connection: RunConnection) {
   return render(
     <QueryClientProvider client={new QueryClient()}>
-      <RunStoreProvider store={new RunStore()}>
+      <RunStoreProvider store={consoleRunStore()}>
         <MemoryRouter>
           <HistoryPanel connection={connection} onLoad={() => undefined} onImported={() => undefined} />
         </MemoryRouter>

@@ -15,11 +15,10 @@ import {
   metricRows,
   sentDifferences,
   splitByApi,
-  wordDiff,
   type ComparedRun,
-  type TextDiff,
   type ValueDifference,
 } from '../model/comparison';
+import { wordDiff, type TextDiff } from '../../../lib/word-diff';
 import { runDetailsQueryOptions } from '../../../db/history';
 import type { HistoryEntry } from '../../../engine/history-entry';
 import { isTerminal, statusText, statusTone, type RunStatus } from '../../../engine/run-machine';

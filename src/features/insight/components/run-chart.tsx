@@ -2,7 +2,7 @@ import { useId, useState, type KeyboardEvent } from 'react';
 import { formatBytes, formatCount } from '../../../lib/format';
 import { statusText, statusTone, type Transition } from '../../../engine/run-machine';
 import { describeSeries, eventIndexAt, SeriesBuilder, type SeriesEvent, type SeriesView } from '../model/run-series';
-import type { TimelineEntry } from '../../../engine/stream-event';
+import type { StateChartProps, StreamChartProps } from '../../../components/slots';
 
 const W = 600;
 const H = 120;
@@ -52,14 +52,7 @@ function bytesLine(v: SeriesView, domainMs: number): string {
  * event marked, silences over the threshold shaded. Hovering names the event at that time;
  * clicking opens it in the timeline. `domainMs` puts two runs on one time axis.
  */
-export function StreamChart({ events, durationMs, domainMs, label, onPick }: {
-  events: readonly TimelineEntry[];
-  durationMs: number | undefined;
-  /** The time axis' end; at least the run's own length. */
-  domainMs?: number;
-  label: string;
-  onPick?(index: number): void;
-}) {
+export function StreamChart({ events, durationMs, domainMs, label, onPick }: StreamChartProps) {
   const v = seriesFor(events);
   const id = useId();
   const [hover, setHover] = useState<number>();
@@ -188,7 +181,7 @@ export function stateSpans(transitions: readonly Transition[], endAt: number): {
  * A wait or durable run on a time axis: the states it went through (for a wait: sending,
  * waiting, the answer), the time spent waiting for an approval said apart.
  */
-export function StateChart({ transitions, startedAt, endAt, domainMs, label }: { transitions: readonly Transition[]; startedAt: number; endAt: number; domainMs?: number; label: string }) {
+export function StateChart({ transitions, startedAt, endAt, domainMs, label }: StateChartProps) {
   const spans = stateSpans(transitions, endAt);
   const total = Math.max(1, endAt - startedAt);
   const end = Math.max(total, domainMs ?? 0);

@@ -1,7 +1,7 @@
 import { useId, useState } from 'react';
-import { useConnections, type ActiveConnection } from '../../../lib/connection';
+import { useConnections } from '../../../lib/connection';
 import { otherMode, RUN_ON_BOTH, type PairTarget } from '../../../engine/run-pair';
-import type { RunSettings } from '../../runs/model/run-settings';
+import type { RunOnBothProps } from '../../../components/slots';
 
 type Kind = PairTarget['kind'];
 
@@ -10,13 +10,7 @@ type Kind = PairTarget['kind'];
  * one thing, then shown side by side. The button submits the run form (so the input is checked
  * as for a run) and names its target in its value.
  */
-export function RunOnBoth({ formId, connection, settings, agentId, cannotRunWhy }: {
-  formId: string;
-  connection: ActiveConnection;
-  settings: RunSettings;
-  agentId: string;
-  cannotRunWhy?: string;
-}) {
+export function RunOnBoth({ formId, connection, settings, agentId, cannotRunWhy }: RunOnBothProps) {
   const id = useId();
   const { profiles } = useConnections();
   const others = profiles.filter((p) => p.id !== connection.profileId);

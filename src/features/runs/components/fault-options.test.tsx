@@ -5,7 +5,7 @@
  */
 import { cleanup, render, screen } from '@testing-library/react';
 import { afterEach, expect, it } from 'vitest';
-import { NO_FAULT } from '../model/fault-fields';
+import { NO_FAULT } from '../../../engine/fault-fields';
 import { FaultOptions } from './fault-options';
 
 afterEach(cleanup);

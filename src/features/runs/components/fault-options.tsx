@@ -1,6 +1,6 @@
 import { useId, useState } from 'react';
 import { SANDBOX_FAULT_HEADER, type FaultSetting } from '../../../contract/sandbox-fault';
-import { faultHeaderOf, NO_FAULT, type FaultFields } from '../model/fault-fields';
+import { faultHeaderOf, NO_FAULT, type FaultFields } from '../../../engine/fault-fields';
 
 const FIELDS: { key: FaultSetting; label: string; hint: string }[] = [
   { key: 'dropAfter', label: 'Drop the stream after N events', hint: 'The connection breaks, with no run.failed.' },

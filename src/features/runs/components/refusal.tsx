@@ -4,8 +4,8 @@ import type { ApiError } from '../../../lib/api-client';
 import { ErrorDetails } from '../../../components/error-details';
 import { InstanceLink } from '../../../components/instance-link';
 import { asksForDurableRun } from '../model/durable-words';
-import { ToolAuthorization } from '../../tools/components/tool-authorization';
 import { retryAfterNote } from '../../../lib/retry-after';
+import { useSlots } from '../../../components/slots';
 
 function fieldErrorsOf(body: unknown): { pointer: string; detail: string }[] {
   return isProblemDetail(body) && Array.isArray(body.errors) ? body.errors : [];
@@ -22,6 +22,7 @@ export function Refusal({ error, onRunAsDurable, onRunAgain, runAgainBlockedWhy,
   runAgainBlockedWhy?: string;
   sentWith?: { profileId?: string; profileLabel: string };
 }) {
+  const { ToolAuthorization } = useSlots();
   const retryAfter = error.header('retry-after');
   let advice: string;
   switch (error.status) {

@@ -6,18 +6,17 @@ import type { ActiveConnection } from '../../../lib/connection';
 import type { LoadedRun } from '../model/run-draft';
 import type { RunRecord } from '../../../engine/run-record';
 import type { RunParts, RunRequest } from '../../../engine/run-request';
-import type { RunSettings } from '../model/run-settings';
+import type { RunSettings } from '../../../engine/run-settings';
 import type { RunAgent } from '../model/use-run-agent';
 import { AgentHead } from './agent-head';
-import { AgentTools } from '../../tools/components/agent-tools';
 import { AgentPicker } from './agent-picker';
 import { DeprecationBanner } from './deprecation-banner';
 import { LoadedNotice } from './loaded-notice';
 import { ManualFields } from './manual-fields';
 import { RequestPreview } from './request-preview';
 import { RunForm } from './run-form';
-import { RunOnBoth } from '../../insight/components/run-on-both';
 import { RunOptions } from './run-options';
+import { useSlots } from '../../../components/slots';
 
 function errorText(error: unknown): string {
   return error instanceof ApiError ? `${error.status ? `${error.status} ` : ''}${error.title}: ${error.detail}` : String(error);
@@ -43,6 +42,7 @@ export function RequestSide({ connection, agentId, agent, settings, onSettings, 
   /** Why "Run on both" cannot send now, if it cannot. */
   cannotRunWhy?: string;
 }) {
+  const { AgentTools, RunOnBoth } = useSlots();
   const { schema, fields, manual, schemas } = agent;
   const legacyHeaders = latest?.request.flavour === 'legacy' ? latest.state.meta?.headers : undefined;
   return (

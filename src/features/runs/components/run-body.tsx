@@ -3,11 +3,11 @@ import { expectedEventsOf } from '../../../engine/progress';
 import { metricsOf, type RunRecord } from '../../../engine/run-record';
 import { DurableRunView } from './durable-run-view';
 import { FailurePanel } from './failure-panel';
-import { StateChart } from '../../insight/components/run-chart';
 import { Refusal } from './refusal';
 import { StateLog } from './state-log';
 import { StreamOutput } from './stream-output';
 import { WaitOutput } from './wait-output';
+import { useSlots, type RunBodyProps } from '../../../components/slots';
 
 /** Where a run's state chart ends: at its duration once it ended (the one figure the head and history show), else at its last state seen. */
 function chartEnd(run: RunRecord): number {
@@ -20,14 +20,8 @@ function chartEnd(run: RunRecord): number {
  * and timeline, the wait's answer, or the durable run as the service keeps it (approvals and
  * cancel included). The caller keys it by the run, so nothing opened in one shows in the next.
  */
-export function RunBody({ run, onRunAsDurable, onRunAgain, runAgainBlockedWhy, level = 3 }: {
-  run: RunRecord;
-  onRunAsDurable?(run: RunRecord): void;
-  /** Sends the run's request once more (after its tools were authorized). */
-  onRunAgain?(run: RunRecord): void;
-  runAgainBlockedWhy?: string;
-  level?: 2 | 3;
-}) {
+export function RunBody({ run, onRunAsDurable, onRunAgain, runAgainBlockedWhy, level = 3 }: RunBodyProps) {
+  const { StateChart } = useSlots();
   const { status } = run.state;
   return (
     <>

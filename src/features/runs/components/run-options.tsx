@@ -1,5 +1,5 @@
 import { useId } from 'react';
-import type { RunSettings } from '../model/run-settings';
+import type { RunSettings } from '../../../engine/run-settings';
 import { FaultOptions } from './fault-options';
 
 /**

@@ -3,10 +3,10 @@ import { ResponseMetaView } from '../../../components/response-meta';
 import { formatBytes, formatCount } from '../../../lib/format';
 import type { RunState } from '../../../engine/run-machine';
 import type { StreamLog } from '../../../engine/stream-log';
-import { StreamChart } from '../../insight/components/run-chart';
 import { StreamProgress } from './stream-progress';
 import { Timeline } from './timeline';
 import { TranscriptView } from './transcript-view';
+import { useSlots } from '../../../components/slots';
 
 /**
  * What a stream delivered: counters, progress against the count the run asked for (when it
@@ -15,6 +15,7 @@ import { TranscriptView } from './transcript-view';
  * counters, the response head and history say one number; undefined while it goes on.
  */
 export function StreamOutput({ log, state, durationMs, expectedEvents }: { log: StreamLog; state: RunState; durationMs: number | undefined; expectedEvents?: number }) {
+  const { StreamChart } = useSlots();
   const version = useSyncExternalStore(log.subscribe, log.getVersion);
   // The event opened below; `reveal` when the chart opened it (the list then scrolls to it, every time).
   const [opened, setOpened] = useState<{ index: number; reveal: boolean } | null>(null);

@@ -6,10 +6,10 @@
 import { waitFor } from '@testing-library/react';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { DEMO, mintAgentsToken, referenceConnection } from '../../../test-support/reference-service';
-import { faultFieldsOf, faultHeaderOf, NO_FAULT } from './fault-fields';
+import { faultFieldsOf, faultHeaderOf, NO_FAULT } from '../../../engine/fault-fields';
 import { listRuns, wipeHistory } from '../../../db/history';
 import { faultOfRequest, runRequest, withSandboxFault } from '../../../engine/run-request';
-import { RunStore } from '../../../engine/run-store';
+import { consoleRunStore } from '../../../hooks/run-store';
 
 const USER_HI = [{ role: 'USER' as const, content: [{ type: 'text' as const, text: 'Hi there' }] }];
 const echo = (mode: 'stream' | 'wait' | 'durable') => runRequest('platform', mode, { id: 'echo-assistant', name: 'Echo Assistant' }, { messages: USER_HI });
@@ -20,7 +20,7 @@ beforeEach(async () => {
 
 describe('a run with a fault', () => {
   it('drop-after: the stream breaks after that many events and the run is Interrupted, with them kept', async () => {
-    const store = new RunStore();
+    const store = consoleRunStore();
     const connection = referenceConnection(await mintAgentsToken(), 'fault-fingerprint');
     const request = withSandboxFault(echo('stream'), 'drop-after=2', 'same-origin');
     const run = store.start(connection, request)!;
@@ -32,7 +32,7 @@ describe('a run with a fault', () => {
   });
 
   it('status=429 with retry-after: a wait run is refused with that status and Retry-After', async () => {
-    const store = new RunStore();
+    const store = consoleRunStore();
     const connection = referenceConnection(await mintAgentsToken(), 'fault-fingerprint');
     const run = store.start(connection, withSandboxFault(echo('wait'), 'status=429; retry-after=7', 'same-origin'))!;
     await waitFor(() => expect(store.get(run.id)!.state.status).toBe('refused'), { timeout: 10_000 });
@@ -43,7 +43,7 @@ describe('a run with a fault', () => {
   });
 
   it('a durable run asked for a 503 is refused at its POST', async () => {
-    const store = new RunStore();
+    const store = consoleRunStore();
     const connection = referenceConnection(DEMO.agents, 'fault-fingerprint');
     const run = store.start(connection, withSandboxFault(echo('durable'), 'status=503', 'same-origin'))!;
     await waitFor(() => expect(store.get(run.id)!.state.status).toBe('refused'), { timeout: 10_000 });

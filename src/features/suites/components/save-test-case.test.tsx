@@ -10,7 +10,8 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { mintAgentsToken, referenceConnection } from '../../../test-support/reference-service';
 import { wipeHistory, type HistoryEntry } from '../../../db/history';
 import { historyEntryOf } from '../../../engine/run-record';
-import { RunStore } from '../../../engine/run-store';
+import type { RunStore } from '../../../engine/run-store';
+import { consoleRunStore } from '../../../hooks/run-store';
 import { createSuite } from '../model/suite-db';
 import { suiteRuns } from '../model/suite-runs';
 import { replyRequest } from '../../../engine/thread';
@@ -28,7 +29,7 @@ afterEach(async () => {
 it('a conversation’s second turn saved as a test case holds the messages up to that turn, and its suite run passes', async () => {
   const token = await mintAgentsToken();
   const connection = referenceConnection(token, 'fp-turn-case');
-  store = new RunStore();
+  store = consoleRunStore();
   const thread = { id: 'thread_case', agentId: 'echo-assistant', agentName: 'Echo Assistant' };
   let parent: HistoryEntry | undefined;
   for (const q of ['first question', 'second question']) {
@@ -57,7 +58,7 @@ it('a conversation’s second turn saved as a test case holds the messages up to
 /** Save as test case on a finished stream turn of the echo assistant, run against the reference service. */
 async function renderFinishedTurn(fingerprint: string, threadId: string) {
   const connection = referenceConnection(await mintAgentsToken(), fingerprint);
-  store = new RunStore();
+  store = consoleRunStore();
   const thread = { id: threadId, agentId: 'echo-assistant', agentName: 'Echo Assistant' };
   const { id } = store.start(connection, replyRequest(thread, undefined, 'a question', { flavour: 'platform', mode: 'stream' }))!;
   await waitFor(() => expect(store!.get(id)!.state.status).toBe('done'), { timeout: 10_000 });

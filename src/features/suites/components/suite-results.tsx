@@ -10,8 +10,8 @@ import { recordOfEntry, type RunRecord } from '../../../engine/run-record';
 import { StreamLog } from '../../../engine/stream-log';
 import { caseDetails, resultsOf } from '../model/suite-db';
 import type { LiveResult, LiveSuiteRun } from '../model/suite-runs';
-import { RunBody } from '../../runs/components/run-body';
 import { SummaryView } from './suite-run-panel';
+import { useSlots } from '../../../components/slots';
 
 /** A kept case run as a record the run views show: a stream's log rebuilt from its events, a wait's answer, a durable run's last read. */
 export function recordOfResult(entry: HistoryEntry, details: HistoryDetails): RunRecord {
@@ -36,6 +36,7 @@ export function recordOfResult(entry: HistoryEntry, details: HistoryDetails): Ru
 
 /** A case's run, read from the database when opened: timeline, chart, answer. */
 function CaseRun({ result }: { result: StoredCaseResult }) {
+  const { RunBody } = useSlots();
   const [record, setRecord] = useState<RunRecord | null>();
   useEffect(() => {
     let live = true;

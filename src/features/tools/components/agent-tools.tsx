@@ -2,10 +2,10 @@ import { useId } from 'react';
 import { CodeSnippets } from '../../../components/code-snippets';
 import { toolWrites, type ActionSummary } from '../../../contract/tool-servers';
 import { ApiError } from '../../../lib/api-client';
-import type { ActiveConnection } from '../../../lib/connection';
 import { useAgentTools } from '../../../lib/agents/agent-schemas';
-import type { RunSettings } from '../../runs/model/run-settings';
+import type { RunSettings } from '../../../engine/run-settings';
 import { actionAuthText, approvalOutlook, isActionSummary, type ApprovalOutlook } from '../model/tool-auth';
+import type { AgentToolsProps } from '../../../components/slots';
 
 const listNames = (tools: readonly ActionSummary[]) => tools.map((t) => t.display_name).join(', ');
 
@@ -95,12 +95,7 @@ function ToolItem({ tool }: { tool: ActionSummary }) {
  * with its type, the authorization it needs, whether it writes and whether its setup is
  * finished; and, before a run, whether the agent may pause for approval.
  */
-export function AgentTools({ connection, agentId, settings, onSettings }: {
-  connection: ActiveConnection;
-  agentId: string;
-  settings: RunSettings;
-  onSettings(patch: Partial<RunSettings>): void;
-}) {
+export function AgentTools({ connection, agentId, settings, onSettings }: AgentToolsProps) {
   const headingId = useId();
   const query = useAgentTools(connection, agentId);
   if (query.isPending && query.fetchStatus === 'idle') return null;

@@ -8,6 +8,7 @@ import { ApiError, type ApiResponse } from '../../../lib/api-client';
 import { connectionKey, useConnection, type ActiveConnection } from '../../../lib/connection';
 import { authorizeToolServer, toolServerAuthQueryOptions } from '../api/tool-server-auth';
 import { consentTarget, instanceOriginOf, returnUrlOf, serverAuthText } from '../model/tool-auth';
+import type { ToolAuthorizationProps } from '../../../components/slots';
 
 const errorText = (error: unknown) => (error instanceof ApiError ? `${error.status ? `${error.status} ` : ''}${error.title}: ${error.detail}` : String(error));
 
@@ -46,16 +47,7 @@ function statusWords(status: Status): { text: string; tone: 'ok' | 'waiting' | '
  * run and its input as they are; then **Run again**, the same request once more. Statuses are
  * read whenever this shows (after the return too) and on **Check again**.
  */
-export function ToolAuthorization({ error, onRunAgain, runAgainBlockedWhy, sentWith, openConsent = (href) => window.location.assign(href) }: {
-  error: ApiError;
-  /** Sends the refused run's request again, once. */
-  onRunAgain?: () => void;
-  runAgainBlockedWhy?: string;
-  /** The profile the run was sent with: authorizing is for the token of the profile in use now. */
-  sentWith?: { profileId?: string; profileLabel: string };
-  /** Sends this tab to the consent page (a component test, which must stay on its page, watches it instead). */
-  openConsent?: (href: string) => void;
-}) {
+export function ToolAuthorization({ error, onRunAgain, runAgainBlockedWhy, sentWith, openConsent = (href) => window.location.assign(href) }: ToolAuthorizationProps) {
   const connection = useConnection();
   const headingId = useId();
   // One row per server: the same server named twice (two of its tools) is authorized once.

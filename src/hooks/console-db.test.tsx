@@ -10,14 +10,14 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { Message } from '../contract/agents';
 import { DEMO, DEMO_EVERYTHING, mintAgentsToken, referenceConnection } from '../test-support/reference-service';
 import { slowNetwork } from '../test-support/slow-network';
-import { ConsoleDb, OLD_DETAILS_DB, OLD_SUMMARIES_DB } from './console-db';
+import { ConsoleDb, OLD_DETAILS_DB, OLD_SUMMARIES_DB } from '../db/console-db';
 import type { HistoryEntry } from '../engine/history-entry';
-import { evictionNotice, importRuns, keepOnScreen, listRuns, saveRun, setRetentionLimits, wipeHistory } from './history';
+import { evictionNotice, importRuns, keepOnScreen, listRuns, saveRun, setRetentionLimits, wipeHistory } from '../db/history';
 import { runRequest } from '../engine/run-request';
-import { RunStore, type RunConnection } from '../engine/run-store';
-import { RunStoreProvider } from '../hooks/run-store';
+import { type RunStore, type RunConnection } from '../engine/run-store';
+import { consoleRunStore, RunStoreProvider } from './run-store';
 import { replyRequest } from '../engine/thread';
-import { useFollowActive } from '../hooks/use-history';
+import { useFollowActive } from './use-history';
 
 const CONNECTION: RunConnection = referenceConnection(DEMO.agents, 'fp-db');
 const ai = (text: string): Message => ({ role: 'GLEAN_AI', content: [{ type: 'text', text }] });
@@ -186,7 +186,7 @@ it('follows every durable run history shows as going on to its end, twelve of th
       runs.push(run);
       await saveRun(entry(`durable_${i}`, Date.now() + i, { request: runRequest('platform', 'durable', { id: 'expense-filer' }, { messages: [user('File it')] }), runId: run.run_id, status: 'QUEUED' }));
     }
-    const store = new RunStore({ maxReads: 4 });
+    const store = consoleRunStore({ maxReads: 4 });
     stores.push(store);
     render(
       <RunStoreProvider store={store}>
@@ -204,7 +204,7 @@ it('follows every durable run history shows as going on to its end, twelve of th
 it('a durable run opened by its id alone starts when the service created it, not when it was opened', async () => {
   const run = await durableRun('long-runner');
   await new Promise((r) => setTimeout(r, 300));
-  const store = new RunStore();
+  const store = consoleRunStore();
   stores.push(store);
   const opened = store.open(CONNECTION, 'long-runner', run.run_id);
   await waitFor(() => expect(store.get(opened.id)!.state.status).not.toBe('idle'));
@@ -228,7 +228,7 @@ it('an imported durable turn is never read with this profile’s token, even whe
         imported: { at: Date.now(), fileName: 'f.json' },
       },
     ]);
-    const store = new RunStore();
+    const store = consoleRunStore();
     stores.push(store);
     render(
       <RunStoreProvider store={store}>

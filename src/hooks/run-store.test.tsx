@@ -3,12 +3,12 @@ import { act, cleanup, render, screen, waitFor } from '@testing-library/react';
 import { useState } from 'react';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { DEMO, DEMO_EVERYTHING, serviceRuns, referenceConnection } from '../test-support/reference-service';
-import { historyEntryOf } from './run-record';
+import { historyEntryOf } from '../engine/run-record';
 import { listRuns, wipeHistory } from '../db/history';
-import { runRequest } from './run-request';
+import { runRequest } from '../engine/run-request';
 import { slowNetwork } from '../test-support/slow-network';
-import { RunStore, WAIT_STOPPED_BY_YOU, type RunConnection } from './run-store';
-import { RunStoreProvider, useLiveRun, useRuns } from '../hooks/run-store';
+import { type RunStore, WAIT_STOPPED_BY_YOU, type RunConnection } from '../engine/run-store';
+import { consoleRunStore, RunStoreProvider, useLiveRun, useRuns } from './run-store';
 
 const CONNECTION: RunConnection = referenceConnection(DEMO.agents, 'test-fingerprint');
 
@@ -47,7 +47,7 @@ beforeEach(async () => {
 afterEach(() => cleanup());
 
 it('a run outlives the page that started it: unmounted and shown again, it is the same run, still streaming, sent once', async () => {
-  const store = new RunStore();
+  const store = consoleRunStore();
   const before = (await serviceRuns()).length;
   render(<Page store={store} />);
   let id = '';
@@ -71,7 +71,7 @@ it('a run outlives the page that started it: unmounted and shown again, it is th
 });
 
 it('starts one run at a time: a second start sends nothing while the first is in flight', async () => {
-  const store = new RunStore();
+  const store = consoleRunStore();
   const before = (await serviceRuns()).length;
   const first = store.start(CONNECTION, story)!;
   expect(store.start(CONNECTION, story)).toBeUndefined();
@@ -85,7 +85,7 @@ it('starts one run at a time: a second start sends nothing while the first is in
 
 it('history records what the request said, whatever the page shows, and a wait run ends done with its answer', async () => {
   const saved: string[] = [];
-  const store = new RunStore({ onSaved: (r) => saved.push(`${r.id} ${r.state.status}`) });
+  const store = consoleRunStore({ onSaved: (r) => saved.push(`${r.id} ${r.state.status}`) });
   const request = runRequest('legacy', 'wait', { id: 'hr-policy-form', name: 'HR Policy Agent' }, { input: { topic: 'leave', audience: '', region: 'emea', tone: '', maxPoints: '', includeLinks: false } });
   const run = store.start(CONNECTION, request)!;
   // Written through at each change: first when sent (before anything else), last when done.
@@ -101,7 +101,7 @@ it('history records what the request said, whatever the page shows, and a wait r
 const echo = (text: string) => runRequest('platform', 'stream', { id: 'echo-assistant', name: 'Echo Assistant' }, { messages: [{ role: 'USER', content: [{ type: 'text', text }] }] });
 
 it('keeps the full event log of the shown run only; the runs before it keep their counts', async () => {
-  const store = new RunStore();
+  const store = consoleRunStore();
   const first = store.start(CONNECTION, echo('one two three'))!;
   await waitFor(() => expect(store.get(first.id)!.state.status).toBe('done'));
   const events = store.get(first.id)!.log!.events.length;
@@ -114,7 +114,7 @@ it('keeps the full event log of the shown run only; the runs before it keep thei
 });
 
 it('a Stop while a wait answer’s body is being read is recorded as Stopped, not Refused', async () => {
-  const store = new RunStore();
+  const store = consoleRunStore();
   let id = '';
   const network = slowNetwork({
     match: (url, method) => method === 'POST' && url.endsWith('/api/agents/echo-assistant/runs'),
@@ -133,7 +133,7 @@ it('a Stop while a wait answer’s body is being read is recorded as Stopped, no
 });
 
 it('opening a sent run’s history entry with another token leaves the sent run its own id and connection', async () => {
-  const store = new RunStore({ save: async () => undefined });
+  const store = consoleRunStore({ save: async () => undefined });
   const request = runRequest('platform', 'durable', { id: 'long-runner' }, { messages: [{ role: 'USER', content: [{ type: 'text', text: 'Hi' }] }] });
   const sent = store.start(CONNECTION, request)!;
   await waitFor(() => expect(store.get(sent.id)!.runId).toBeDefined());
@@ -148,7 +148,7 @@ it('opening a sent run’s history entry with another token leaves the sent run 
 });
 
 it('a read sent before the decisions and answered after them does not take the run back to waiting for approval', async () => {
-  const store = new RunStore({ save: async () => undefined });
+  const store = consoleRunStore({ save: async () => undefined });
   const request = runRequest('platform', 'durable', { id: 'expense-filer' }, { messages: [{ role: 'USER', content: [{ type: 'text', text: 'Hi' }] }] });
   const { id } = store.start(CONNECTION, request)!;
   const unwatch = store.watch(id);

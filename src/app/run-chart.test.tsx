@@ -5,10 +5,11 @@
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, expect, it } from 'vitest';
-import type { RunState } from '../../../engine/run-machine';
-import { StreamLog } from '../../../engine/stream-log';
-import { StateChart } from './run-chart';
-import { StreamOutput } from '../../runs/components/stream-output';
+import type { RunState } from '../engine/run-machine';
+import { StreamLog } from '../engine/stream-log';
+import { StateChart } from '../features/insight/components/run-chart';
+import { StreamOutput } from '../features/runs/components/stream-output';
+import { renderWithSlots } from './test-slots';
 
 afterEach(() => cleanup());
 
@@ -34,7 +35,7 @@ function pointAt(svg: Element, fraction: number) {
 it('names the event under the pointer, and a click opens it in the timeline', () => {
   // 100 events over the first second, then one at 4 s after a silence.
   const log = logWith([...Array.from({ length: 100 }, (_, i) => 10 + i * 10), 4_000]);
-  render(<StreamOutput log={log} state={done} durationMs={4_000} />);
+  renderWithSlots(<StreamOutput log={log} state={done} durationMs={4_000} />);
   const chart = screen.getByTestId('stream-chart');
   expect(chart.getAttribute('aria-label')).toMatch(/^101 events, .* in 4\.00 s; first event after 10 ms; .*1 silence over 1,000 ms, the longest 3,000 ms before event 101 at 4\.00 s\.$/);
   expect(screen.getAllByTestId('chart-gap')).toHaveLength(1);
@@ -50,7 +51,7 @@ it('names the event under the pointer, and a click opens it in the timeline', ()
 
 it('a live log is drawn as it grows, "so far" until it ends', () => {
   const log = logWith([20, 40], false);
-  render(<StreamOutput log={log} state={streaming} durationMs={undefined} />);
+  renderWithSlots(<StreamOutput log={log} state={streaming} durationMs={undefined} />);
   const chart = screen.getByTestId('stream-chart');
   expect(chart.getAttribute('aria-label')).toMatch(/^2 events, .* so far; first event after 20 ms/);
   act(() => log.event({ id: '3', event: 'message', data: msg('more') }, 60));
@@ -85,7 +86,7 @@ it('a durable run’s states on a time axis say how long it waited for approval'
 it('the keyboard moves through the run in time and Enter opens the event, as the pointer does', async () => {
   const user = userEvent.setup();
   const log = logWith([...Array.from({ length: 100 }, (_, i) => 10 + i * 10), 4_000]);
-  render(<StreamOutput log={log} state={done} durationMs={4_000} />);
+  renderWithSlots(<StreamOutput log={log} state={done} durationMs={4_000} />);
   const slider = screen.getByRole('slider', { name: /Over time: the run's events in time/ });
   slider.focus();
   await user.keyboard('{End}');
@@ -107,7 +108,7 @@ it('Page Down and the down arrow move the chart to later events, as they move th
   const user = userEvent.setup();
   // 101 events, one every 10 ms: a tenth of the axis (100 ms) is ten events.
   const log = logWith(Array.from({ length: 101 }, (_, i) => i * 10));
-  render(<StreamOutput log={log} state={done} durationMs={1_000} />);
+  renderWithSlots(<StreamOutput log={log} state={done} durationMs={1_000} />);
   const slider = screen.getByRole('slider', { name: /Over time: the run's events in time/ });
   slider.focus();
   await user.keyboard('{Home}{PageDown}');
@@ -127,7 +128,7 @@ it('Page Down and the down arrow move the chart to later events, as they move th
 it('opening the same event from the chart a second time brings it into view again', async () => {
   const user = userEvent.setup();
   const log = logWith(Array.from({ length: 300 }, (_, i) => 10 + i * 10));
-  render(<StreamOutput log={log} state={done} durationMs={3_010} />);
+  renderWithSlots(<StreamOutput log={log} state={done} durationMs={3_010} />);
   const slider = screen.getByRole('slider', { name: /Over time: the run's events in time/ });
   const list = document.querySelector('.timeline') as HTMLElement;
   // The page's stylesheet is not loaded here: the list gets the bounded height it has in the app.
@@ -172,7 +173,7 @@ it('a durable run whose end this browser saw late is drawn to its duration, the 
 
 it('a run with no events says so, and no size that would contradict its answer’s', () => {
   const log = logWith([]);
-  render(<StreamOutput log={log} state={done} durationMs={40} />);
+  renderWithSlots(<StreamOutput log={log} state={done} durationMs={40} />);
   // Its answer's size is told beside the chart (a refusal's body): the chart tells events only.
   expect(document.body.textContent).not.toMatch(/0 B in all|0 B of events/);
   expect(screen.getByText('No events')).toBeTruthy();

@@ -3,7 +3,7 @@
  * typed (contract/sandbox-fault.ts), turned into the header's value, or into the reason the
  * service would refuse it. An empty field is a setting not asked for.
  */
-import { FAULT_SETTINGS, formatSandboxFault, parseSandboxFault, type FaultSetting } from '../../../contract/sandbox-fault';
+import { FAULT_SETTINGS, formatSandboxFault, parseSandboxFault, type FaultSetting } from '../contract/sandbox-fault';
 
 export type FaultFields = Record<FaultSetting, string>;
 

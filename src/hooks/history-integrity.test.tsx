@@ -9,7 +9,7 @@ import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import type { Message } from '../contract/agents';
 import { DEMO, mintAgentsToken, referenceConnection } from '../test-support/reference-service';
 import { slowNetwork } from '../test-support/slow-network';
-import { consoleDb } from './console-db';
+import { consoleDb } from '../db/console-db';
 import type { HistoryEntry } from '../engine/history-entry';
 import {
   clearHistory,
@@ -24,13 +24,13 @@ import {
   sweepCutOff,
   VIEWED_GRACE_MS,
   wipeHistory,
-} from './history';
+} from '../db/history';
 import { historyEntryOf } from '../engine/run-record';
 import { runRequest } from '../engine/run-request';
-import { RUN_LOCK_PREFIX, RunStore, type RunConnection } from '../engine/run-store';
-import { RunStoreProvider } from '../hooks/run-store';
+import { RUN_LOCK_PREFIX, type RunStore, type RunConnection } from '../engine/run-store';
+import { consoleRunStore, RunStoreProvider } from './run-store';
 import { replyRequest } from '../engine/thread';
-import { useFollowActive, useThreadEntries } from '../hooks/use-history';
+import { useFollowActive, useThreadEntries } from './use-history';
 
 const CONNECTION: RunConnection = referenceConnection(DEMO.agents, 'fp-integrity');
 const user = (text: string): Message => ({ role: 'USER', content: [{ type: 'text', text }] });
@@ -134,7 +134,7 @@ it('the cut-off sweep tells a run in flight that no tab holds (its page was clos
 });
 
 it('the cut-off sweep never takes a durable run for cut off when its id arrives between the sweep’s read and its look at the locks', async () => {
-  const store = new RunStore();
+  const store = consoleRunStore();
   stores.push(store);
   // The service's 201 is held back, so history has the run as waiting for it.
   let letGo!: () => void;
@@ -190,8 +190,8 @@ it('two tabs following one durable run: what one tab decided stays in history wh
   await saveRun(entry('durable_entry', Date.now(), { request: runRequest('platform', 'durable', { id: 'expense-filer' }, { messages: [user('File it')] }), runId: run.run_id, status: 'QUEUED', transitions: [{ status: 'QUEUED', at: Date.now() }] }));
   const [stored] = await listRuns();
   // Each tab follows the run history shows as going on, from the entry it read.
-  const tabA = new RunStore();
-  const tabB = new RunStore();
+  const tabA = consoleRunStore();
+  const tabB = consoleRunStore();
   stores.push(tabA, tabB);
   const a = tabA.open(connection, 'expense-filer', run.run_id, stored);
   const b = tabB.open(connection, 'expense-filer', run.run_id, stored);
@@ -218,7 +218,7 @@ function Turns({ threadId }: { threadId: string }) {
 }
 
 it('after Clear history, a conversation on screen shows what history has (nothing), not the turns the store still holds', async () => {
-  const store = new RunStore();
+  const store = consoleRunStore();
   stores.push(store);
   const thread = { id: 'thread_cleared', agentId: 'echo-assistant' };
   let parent: HistoryEntry | undefined;
@@ -266,7 +266,7 @@ it('a durable run history shows as going on is followed to its end when its firs
       return new Response(JSON.stringify({ error: { code: 'unavailable', message: 'Restarting' } }), { status: 503, headers: { 'Content-Type': 'application/json' } });
     },
   });
-  const store = new RunStore();
+  const store = consoleRunStore();
   stores.push(store);
   try {
     render(
