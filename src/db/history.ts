@@ -18,6 +18,7 @@ import { consoleDb, itemsOf, titleOfRun, type HistoryItem, type StoredRun } from
 import type { HistoryDetails, HistoryEntry } from '../engine/history-entry';
 import { FOLLOWED_STATUSES, IN_FLIGHT_STATUSES, isFollowed, isInFlight, isTerminal, type RunStatus, type Transition } from '../engine/run-machine';
 import type { TimelineEntry } from '../engine/stream-event';
+import { RUN_LOCK_PREFIX } from '../engine/run-writes';
 
 export type { HistoryDetails, HistoryEntry, HistoryTarget } from '../engine/history-entry';
 
@@ -431,8 +432,6 @@ export async function exportRun(entry: HistoryEntry): Promise<string> {
   return JSON.stringify({ ...entry, ...(await runDetails(entry.id)) }, null, 2);
 }
 
-/** The Web Lock a tab holds while its request of a run is open (the run store's RUN_LOCK_PREFIX). */
-const RUN_LOCK_PREFIX = 'mac-run:';
 
 export const CUT_OFF_NOTE = 'This browser’s side of the run ended when its page was closed or reloaded; the run was not sent again.';
 

@@ -1,7 +1,9 @@
 import { createContext, useContext, useEffect, useState, useSyncExternalStore, type ReactNode } from 'react';
 import type { ConnectionIdentity } from '../lib/connection';
 import type { HistoryEntry } from '../engine/history-entry';
-import { RunStore, type RunConnection, type RunRecord, type RunStoreOptions, type RunStoreSnapshot, type WriteRun } from '../engine/run-store';
+import type { RunRecord } from '../engine/run-record';
+import { RunStore, type RunConnection, type RunStoreOptions, type RunStoreSnapshot } from '../engine/run-store';
+import type { WriteRun } from '../engine/run-writes';
 import { nextFrame } from '../lib/next-frame';
 import { pageVisibility, webLocks } from '../lib/web-locks';
 
