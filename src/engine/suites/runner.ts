@@ -10,20 +10,17 @@
  */
 
 import type { JsonSchema } from '../../contract/agents';
-import { platformCancellationsPath, platformResponsesPath, platformRunPath } from '../../contract/run-paths';
-import type { DurableRunAnswer } from '../../contract/durable-runs';
-import { apiRequest, ApiError, type ApiResponse } from '../../lib/api-client';
 import type { Connection } from '../../lib/connection';
 import type { EventReader } from '../../lib/sse';
 import { fetchAgentSchemas } from '../../lib/agents/agent-schemas';
-import { nextPollMs } from '../durable-follow';
 import type { HistoryDetails, HistoryEntry } from '../history-entry';
 import type { Schedule } from '../render-throttle';
-import { initialRunState, isFollowed, isTerminal, runReducer, type RunAction } from '../run-machine';
-import { detailsOf, historyEntryOf, metaOf, type RunRecord, type RunTarget } from '../run-record';
+import { Pacer } from '../pacing';
+import { isTerminal } from '../run-machine';
+import { detailsOf, historyEntryOf, type RunRecord, type RunTarget } from '../run-record';
 import type { Flavour, RunRequest } from '../run-request';
-import { sendDurable, sendStream, sendWait, type SendContext, type StopReason } from '../run-senders';
-import { StreamLog } from '../stream-log';
+import type { StopReason } from '../run-senders';
+import { newRunRecord, RunSession } from '../session';
 import { judgeAll, observationOf, type AssertionResult, type JudgeContext, type LensChecker } from './assertions';
 import { decide, type PolicyDecision } from './policy';
 import { assertionsFor, caseRequest, itemName, type Row, type RunOverrides, type SuiteItem } from './suite';
@@ -58,6 +55,8 @@ export interface RunnerEnv {
   schedule?: Schedule;
   /** How long a durable case is followed before it counts as failed (default 5 minutes). */
   durableDeadlineMs?: number;
+  /** Paces every request of the suite to its connection (one per suite run: runSuite makes it). */
+  pacer?: Pacer;
 }
 
 /** What a suite run loads once and every case shares: the spec lens, each agent's output schema. */
@@ -113,148 +112,67 @@ export class StopFan {
   }
 }
 
-function sleep(ms: number, stops: StopFan): Promise<void> {
-  return new Promise((resolve) => {
-    let off = () => {};
-    const done = () => {
-      clearTimeout(t);
-      off();
-      resolve();
-    };
-    const t = setTimeout(done, ms);
-    off = stops.on(done);
-  });
-}
-
-/** A suite reads a durable run often at first (a case should not wait a second for each state), then as the console does. */
-export function suitePollMs(run: DurableRunAnswer['run'], reads: number): number | false {
-  const usual = nextPollMs(run, reads);
-  if (usual === false) return false;
-  return reads < 20 ? Math.min(usual, 200) : usual;
-}
-
-/** Reads that say the run will never be readable with this connection. */
-const UNREADABLE = [401, 403, 404];
-
 interface Ran {
   record: RunRecord;
   /** The answer's body as received, for the spec lens (a wait's or a durable run's last read). */
   rawBody?: string;
   decisions: PolicyDecision[];
   stoppedBySuite: boolean;
+  /** Why the suite gave up on the run before its end (its deadline), in words. */
+  gaveUp?: string;
 }
 
+/** How long a durable case is followed before it counts as failed (and its run is cancelled). */
+export const DURABLE_DEADLINE_MS = 300_000;
+
 /**
- * One run of a request, to its end: the one POST, then (durable) reading it and answering its
- * approvals by the policy, until it ends, the suite stops (a durable run is asked to cancel)
- * or the deadline passes.
+ * One run of a request, to its end, in one RunSession: the one POST (sent again only when the
+ * service refused it for now), then (durable) following it and answering its approvals by the
+ * policy, until it ends, the suite stops or the deadline passes (the run is then asked to cancel,
+ * so nothing is left running at the service).
  */
 export async function runOnce(request: RunRequest, env: RunnerEnv, stops: StopFan, policy?: SuiteItem['case']['policy']): Promise<Ran> {
-  const signal = stops.signal;
-  const startedAt = Date.now();
-  let record: RunRecord = {
-    id: `suite_run_${startedAt.toString(36)}_${crypto.getRandomValues(new Uint32Array(1))[0]!.toString(36)}`,
-    origin: 'sent',
-    request,
-    target: env.target,
-    startedAt,
-    state: runReducer(initialRunState, { type: 'send', at: startedAt }),
-    ...(request.mode === 'stream' && { log: new StreamLog(request.flavour, undefined, env.schedule ?? noFrames) }),
-  };
-  const dispatch = (action: RunAction, patch: Partial<Pick<RunRecord, 'answer' | 'runId'>> = {}) => {
-    record = { ...record, ...patch, state: runReducer(record.state, action) };
-  };
+  const pacer = env.pacer ?? new Pacer();
+  const record = newRunRecord(request, env.target, { idPrefix: 'suite_run', schedule: env.schedule ?? noFrames });
+  const session = new RunSession(record, { connection: env.connection, pacer, resendRefused: true, ...(env.reader && { reader: env.reader }) });
   // The run's own controller: the suite's Stop aborts it; a wait's timeout too, saying why.
   const abort = new AbortController();
   const stopListening = stops.on(() => abort.abort({ kind: 'user' } satisfies StopReason));
   const deadline = request.mode === 'wait' && request.timeoutMs ? setTimeout(() => abort.abort({ kind: 'timeout', ms: request.timeoutMs! } satisfies StopReason), request.timeoutMs) : undefined;
-  const ctx: SendContext = { record, connection: env.connection as Connection, signal: abort.signal, dispatch, ...(env.reader && { reader: env.reader }) };
   const decisions: PolicyDecision[] = [];
-  let rawBody: string | undefined;
+  let gaveUp: string | undefined;
   try {
-    if (request.mode === 'stream') await sendStream(ctx, record.log!);
-    else if (request.mode === 'wait') {
-      await sendWait(ctx);
-      rawBody = record.answer?.rawBody;
-    } else {
-      await sendDurable(ctx);
-      rawBody = record.state.durable?.meta?.rawBody;
-      rawBody = (await follow()) ?? rawBody;
-    }
+    await session.send(abort.signal);
+    if (request.mode === 'durable') await follow();
   } finally {
     clearTimeout(deadline);
     stopListening();
   }
-  return { record, rawBody, decisions, stoppedBySuite: signal.aborted && !isTerminalOutcome(record) };
+  const ended = session.record;
+  const rawBody = request.mode === 'wait' ? ended.answer?.rawBody : request.mode === 'durable' ? ended.state.durable?.meta?.rawBody : undefined;
+  return { record: ended, rawBody, decisions, stoppedBySuite: stops.signal.aborted && !isTerminalOutcome(ended), ...(gaveUp && { gaveUp }) };
 
-  function observed(answer: ApiResponse<DurableRunAnswer>): void {
-    const at = Date.now();
-    const run = answer.data?.run;
-    if (run) dispatch({ type: 'observe', at, snapshot: { run, requestId: answer.data.request_id, readAt: at, meta: answer }, meta: metaOf(answer) });
-  }
-
-  /** Follows a durable run to its end; answers the last read's body. */
-  async function follow(): Promise<string | undefined> {
-    const runId = record.runId;
-    if (!runId) return undefined;
-    const agentId = request.agentId;
-    const until = Date.now() + (env.durableDeadlineMs ?? 300_000);
-    let last: string | undefined;
-    let reads = 0;
-    let answered = '';
-    while (isFollowed(record.state.status)) {
-      if (signal.aborted) {
-        // A suite stopped leaves nothing running at the service: the run is asked to cancel (once, whatever it answers).
+  async function follow(): Promise<void> {
+    if (!session.record.runId) return;
+    const deadlineMs = env.durableDeadlineMs ?? DURABLE_DEADLINE_MS;
+    const end = await session.follow({
+      signal: stops.signal,
+      until: Date.now() + deadlineMs,
+      onPaused: async (run) => {
+        const chosen = decide(policy, run.pending_interactions ?? []);
         try {
-          const answer = await apiRequest<DurableRunAnswer>(env.connection, platformCancellationsPath(agentId), { method: 'POST', body: { run_id: runId } });
-          dispatch({ type: 'cancel-requested', at: Date.now() });
-          observed(answer);
-          last = answer.rawBody;
+          await session.decide(chosen.map((d) => ({ interactionId: d.interactionId, decision: d.decision, name: d.name, ...(d.tool !== d.name && { toolId: d.tool }) })));
         } catch {
-          // Already over, or not cancellable now: the case is stopped all the same.
+          // Refused (a 409: the run moved on; or still refused after the pacer's tries): it is read again, and decided again if it still asks.
+          return false;
         }
-        return last;
-      }
-      if (Date.now() > until) {
-        dispatch({ type: 'read-failed', at: Date.now(), error: new ApiError('network', 0, 'Deadline', `The run was still ${record.state.status} after ${Math.round((env.durableDeadlineMs ?? 300_000) / 1000)} s; the suite stopped following it.`, undefined, undefined) });
-        return last;
-      }
-      const run = record.state.durable?.run;
-      const pending = run?.pending_interactions ?? [];
-      const batch = pending.map((p) => p.interaction_id).join(' ');
-      if (record.state.status === 'REQUIRES_INPUT' && pending.length && batch !== answered) {
-        answered = batch;
-        const chosen = decide(policy, pending);
         decisions.push(...chosen);
-        try {
-          const answer = await apiRequest<DurableRunAnswer>(env.connection, platformResponsesPath(agentId), {
-            method: 'POST',
-            body: { run_id: runId, responses: chosen.map((d) => ({ interaction_id: d.interactionId, decision: d.decision })) },
-          });
-          dispatch({ type: 'decided', at: Date.now(), decisions: chosen.map((d) => ({ name: d.name, ...(d.tool !== d.name && { toolId: d.tool }), decision: d.decision })) });
-          observed(answer);
-          last = answer.rawBody;
-          reads = 0;
-          continue;
-        } catch {
-          // A 409: the run moved on; it is read again below.
-        }
-      }
-      const wait = run ? suitePollMs(run, reads) : 200;
-      await sleep(wait === false ? 0 : wait, stops);
-      if (signal.aborted) continue;
-      try {
-        const answer = await apiRequest<DurableRunAnswer>(env.connection, platformRunPath(agentId, runId));
-        observed(answer);
-        last = answer.rawBody;
-      } catch (err) {
-        const error = err instanceof ApiError ? err : new ApiError('network', 0, 'No answer', String(err), undefined, undefined);
-        dispatch({ type: 'read-failed', at: Date.now(), error });
-        if (UNREADABLE.includes(error.status)) return last;
-      }
-      reads++;
-    }
-    return last;
+        return true;
+      },
+    });
+    if (end === 'deadline') gaveUp = `The run was still ${session.record.state.status} after ${Math.round(deadlineMs / 1000)} s; the suite stopped following it and asked the service to cancel it.`;
+    // A suite stopped, or a case past its deadline, leaves nothing running at the service: the run is asked to cancel (once, whatever it answers).
+    if (end === 'stopped' || end === 'deadline') await session.cancel().catch(() => undefined);
   }
 }
 
@@ -264,17 +182,16 @@ function isTerminalOutcome(record: RunRecord): boolean {
 }
 
 /** The result of a run that ended without an outcome the assertions can judge: why, as an entry says it. */
-function unfinished(entry: HistoryEntry, record: RunRecord): HistoryEntry {
-  const why = record.state.readError?.detail;
-  if (isTerminal(record.state.status) || !why) return entry;
-  return { ...entry, problem: why, note: why };
+function unfinished(entry: HistoryEntry, ran: Ran): HistoryEntry {
+  const why = ran.gaveUp ?? (isTerminal(ran.record.state.status) ? undefined : ran.record.state.readError?.detail);
+  return why ? { ...entry, problem: why, note: why } : entry;
 }
 
 /** Runs one item of a suite and judges it. */
 export async function runItem(item: SuiteItem, env: RunnerEnv, stops: StopFan, shared = new SharedLoads(env)): Promise<CaseResult> {
   const request = caseRequest(item.case, item.row, env.overrides);
   const ran = await runOnce(request, env, stops, item.case.policy);
-  const entry = unfinished(historyEntryOf(ran.record), ran.record);
+  const entry = unfinished(historyEntryOf(ran.record), ran);
   const details = detailsOf(ran.record);
   const assertions = assertionsFor(item.case.assertions, item.row);
   const ctx: JudgeContext = {};
@@ -306,6 +223,8 @@ export interface SuiteRunOptions {
   onStart?(item: SuiteItem): void;
   /** Told as each item ends, in the order they end. */
   onResult?(result: CaseResult): void;
+  /** Requests a second at most (`--max-rps`); with none, the service's 429s and Retry-After pace the suite. */
+  maxRps?: number;
 }
 
 export const DEFAULT_CONCURRENCY = 4;
@@ -319,7 +238,10 @@ export const MAX_CONCURRENCY = 64;
 export async function runSuite(items: readonly SuiteItem[], env: RunnerEnv, options: SuiteRunOptions = {}): Promise<CaseResult[]> {
   const signal = options.signal ?? new AbortController().signal;
   const concurrency = Math.max(1, Math.min(MAX_CONCURRENCY, Math.floor(options.concurrency ?? DEFAULT_CONCURRENCY)));
-  const shared = new SharedLoads(env);
+  // One pacer for the suite's one connection: a 429 holds every case's requests, not only the refused one's.
+  // Each case has at most a POST (a stream's, open as long as it streams) and one other request under way.
+  const paced: RunnerEnv = { ...env, pacer: env.pacer ?? new Pacer({ maxInFlight: 2 * concurrency, ...(options.maxRps && { maxRps: options.maxRps }) }) };
+  const shared = new SharedLoads(paced);
   const stops = new StopFan(signal);
   const results: (CaseResult | undefined)[] = new Array(items.length);
   let next = 0;
@@ -328,7 +250,7 @@ export async function runSuite(items: readonly SuiteItem[], env: RunnerEnv, opti
       const i = next++;
       const item = items[i]!;
       options.onStart?.(item);
-      const result = await runItem(item, env, stops, shared);
+      const result = await runItem(item, paced, stops, shared);
       results[i] = result;
       options.onResult?.(result);
     }
