@@ -5,9 +5,8 @@
  * follows it, and the queue of its writes to history. History has everything else.
  */
 
-import type { RunRecord } from './run-record';
+import type { RunConnection, RunRecord } from './run-record';
 import type { RunSession } from './session';
-import type { RunConnection } from './run-store';
 
 export class Flight {
   /** The POST's controller, while it is open. */

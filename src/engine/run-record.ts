@@ -17,6 +17,9 @@ import { answerMessages, MAX_ANSWER_MESSAGES } from './thread';
 import type { Message } from '../contract/agents';
 
 /** Where a run went: the connection's identity at the moment it was sent, never its token. */
+/** What a run is sent with: where, the token (never kept), and the profile it came from. */
+export type RunConnection = Pick<ActiveConnection, 'baseUrl' | 'token' | 'problem' | 'profileId' | 'profileLabel' | 'mode' | 'target' | 'fingerprint'>;
+
 export interface RunTarget {
   profileId: string;
   profileLabel: string;

@@ -15,13 +15,13 @@
 
 import type { Decision } from '../contract/durable-runs';
 import { platformRunsPath } from '../contract/run-paths';
-import type { ActiveConnection, ConnectionIdentity } from '../lib/connection';
+import type { ConnectionIdentity } from '../lib/connection';
 import { Flight } from './flight';
 import type { HistoryEntry } from './history-entry';
 import { Pacer, type PacingOptions } from './pacing';
 import type { Schedule } from './render-throttle';
 import { initialRunState, isFollowed, isInFlight, isTerminal, type RunAction, type RunStatus } from './run-machine';
-import { summaryOf, type RunRecord, type RunTarget } from './run-record';
+import { summaryOf, type RunConnection, type RunRecord, type RunTarget } from './run-record';
 import type { RunRequest } from './run-request';
 import type { StopReason } from './run-senders';
 import { RUN_LOCK_PREFIX, RunWrites, type WriteRun } from './run-writes';
@@ -61,8 +61,6 @@ export interface RunStoreOptions {
   /** When a stream's log tells its listeners (the page's animation frames). */
   schedule?: Schedule;
 }
-
-export type RunConnection = Pick<ActiveConnection, 'baseUrl' | 'token' | 'problem' | 'profileId' | 'profileLabel' | 'mode' | 'target' | 'fingerprint'>;
 
 function targetOf(c: RunConnection): RunTarget {
   return { profileId: c.profileId, profileLabel: c.profileLabel, mode: c.mode, target: c.target, baseUrl: c.baseUrl, fingerprint: c.fingerprint };

@@ -27,7 +27,8 @@ import {
 } from '../db/history';
 import { historyEntryOf } from '../engine/run-record';
 import { runRequest } from '../engine/run-request';
-import type { RunStore, RunConnection } from '../engine/run-store';
+import type { RunStore } from '../engine/run-store';
+import type { RunConnection } from '../engine/run-record';
 import { RUN_LOCK_PREFIX } from '../engine/run-writes';
 import { consoleRunStore, RunStoreProvider } from './run-store';
 import { replyRequest } from '../engine/thread';

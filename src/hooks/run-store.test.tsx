@@ -7,7 +7,8 @@ import { historyEntryOf } from '../engine/run-record';
 import { listRuns, wipeHistory } from '../db/history';
 import { runRequest } from '../engine/run-request';
 import { slowNetwork } from '../test-support/slow-network';
-import type { RunStore, RunConnection } from '../engine/run-store';
+import type { RunStore } from '../engine/run-store';
+import type { RunConnection } from '../engine/run-record';
 import { WAIT_STOPPED_BY_YOU } from '../engine/run-senders';
 import { consoleRunStore, RunStoreProvider, useLiveRun, useRuns } from './run-store';
 

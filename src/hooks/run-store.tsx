@@ -2,7 +2,8 @@ import { createContext, useContext, useEffect, useState, useSyncExternalStore, t
 import type { ConnectionIdentity } from '../lib/connection';
 import type { HistoryEntry } from '../engine/history-entry';
 import type { RunRecord } from '../engine/run-record';
-import { RunStore, type RunConnection, type RunStoreOptions, type RunStoreSnapshot } from '../engine/run-store';
+import { RunStore, type RunStoreOptions, type RunStoreSnapshot } from '../engine/run-store';
+import type { RunConnection } from '../engine/run-record';
 import type { WriteRun } from '../engine/run-writes';
 import { nextFrame } from '../lib/next-frame';
 import { pageVisibility, webLocks } from '../lib/web-locks';

@@ -11,7 +11,7 @@ import { consoleDb, type HistoryItem } from '../db/console-db';
 import { entryOf, evictionNotice, keepOnScreen, lastClear, type Eviction, type HistoryEntry, type LastClear } from '../db/history';
 import { isFollowed, type RunStatus } from '../engine/run-machine';
 import { historyEntryOf, metricsOf, type RunRecord } from '../engine/run-record';
-import type { RunConnection } from '../engine/run-store';
+import type { RunConnection } from '../engine/run-record';
 import { UNREADABLE } from '../engine/session';
 import { useRunStore } from './run-store';
 

@@ -34,7 +34,7 @@ function nodeFetch(service: Service) {
   };
 }
 
-export type Middleware = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
+import type { Middleware } from './middleware.ts';
 
 export function isServicePath(url: string | undefined): boolean {
   return SERVICE_PREFIXES.some((p) => (url ?? '').startsWith(p));

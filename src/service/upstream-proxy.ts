@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PassThrough, Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { refuse, sendRefusal, type Refusal } from './families.ts';
-import type { Middleware } from './node.ts';
+import type { Middleware } from './middleware.ts';
 import type { ExchangeRecording, Recorder } from './recorder.ts';
 import { isAllowedHost, unsafePathProblem } from './request-guard.ts';
 

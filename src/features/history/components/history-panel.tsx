@@ -6,7 +6,7 @@ import { formatBytes, formatCount } from '../../../lib/format';
 import { clearHistory, dismissEviction, exportRun, HISTORY_BYTES_LIMIT, HISTORY_LIMIT, importRuns, itemsText, mayChange, setPinned, undoClear, type HistoryEntry } from '../../../db/history';
 import { statusText, statusTone } from '../../../engine/run-machine';
 import { faultOfRequest } from '../../../engine/run-request';
-import type { RunConnection } from '../../../engine/run-store';
+import type { RunConnection } from '../../../engine/run-record';
 import { lastAt, matches, sizeOf, threadPath, threadsOf, titleOf, type Thread } from '../../../engine/thread';
 import { entriesOfFile, parseThreadFile, sizeProblem, threadExport } from '../../../engine/thread-file';
 import { goesOn, useEviction, useFigures, useHistory, useItems, useLastClear } from '../../../hooks/use-history';

@@ -5,7 +5,7 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { render } from '@testing-library/react';
 import { MemoryRouter } from 'react-router';
-import type { RunConnection } from '../../../engine/run-store';
+import type { RunConnection } from '../../../engine/run-record';
 import { consoleRunStore, RunStoreProvider } from '../../../hooks/run-store';
 import { HistoryPanel } from './history-panel';
 

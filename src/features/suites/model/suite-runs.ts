@@ -5,7 +5,7 @@
  * few times a second. Stop ends it: runs in flight are stopped, durable ones asked to cancel.
  */
 
-import type { RunConnection } from '../../../engine/run-store';
+import type { RunConnection } from '../../../engine/run-record';
 import type { RunTarget } from '../../../engine/run-record';
 import { deleteSuite, finishSuiteRun, startSuiteRun, SUITE_LOCK_PREFIX, writeResults } from './suite-db';
 import { runSuite, type CaseResult, type Verdict } from '../../../engine/suites/runner';
