@@ -16,7 +16,8 @@ import { evictionNotice, importRuns, keepOnScreen, listRuns, saveRun, setRetenti
 import { runRequest } from '../engine/run-request';
 import { type RunStore } from '../engine/run-store';
 import type { RunConnection } from '../engine/run-record';
-import { consoleRunStore, RunStoreProvider } from './run-store';
+import { consoleRunStore } from './console-run-store';
+import { RunStoreProvider } from './run-store';
 import { replyRequest } from '../engine/thread';
 import { useFollowActive } from './use-history';
 

@@ -30,7 +30,8 @@ import { runRequest } from '../engine/run-request';
 import type { RunStore } from '../engine/run-store';
 import type { RunConnection } from '../engine/run-record';
 import { RUN_LOCK_PREFIX } from '../engine/run-writes';
-import { consoleRunStore, RunStoreProvider } from './run-store';
+import { consoleRunStore } from './console-run-store';
+import { RunStoreProvider } from './run-store';
 import { replyRequest } from '../engine/thread';
 import { useFollowActive, useThreadEntries } from './use-history';
 

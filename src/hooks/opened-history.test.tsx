@@ -9,7 +9,7 @@ import { DEMO, DEMO_EVERYTHING, referenceConnection } from '../test-support/refe
 import { wipeHistory, listRuns } from '../db/history';
 import { runRequest } from '../engine/run-request';
 import type { RunConnection } from '../engine/run-record';
-import { consoleRunStore } from './run-store';
+import { consoleRunStore } from './console-run-store';
 
 const CONNECTION: RunConnection = referenceConnection(DEMO.agents, 'test-fingerprint');
 

@@ -10,7 +10,8 @@ import { slowNetwork } from '../test-support/slow-network';
 import type { RunStore } from '../engine/run-store';
 import type { RunConnection } from '../engine/run-record';
 import { WAIT_STOPPED_BY_YOU } from '../engine/run-senders';
-import { consoleRunStore, RunStoreProvider, useLiveRun, useRuns } from './run-store';
+import { consoleRunStore } from './console-run-store';
+import { RunStoreProvider, useLiveRun, useRuns } from './run-store';
 
 const CONNECTION: RunConnection = referenceConnection(DEMO.agents, 'test-fingerprint');
 

@@ -12,7 +12,8 @@ import { wipeHistory, listRuns } from '../../../db/history';
 import { runRequest } from '../../../engine/run-request';
 import { type RunStore } from '../../../engine/run-store';
 import type { RunConnection } from '../../../engine/run-record';
-import { consoleRunStore, RunStoreProvider } from '../../../hooks/run-store';
+import { consoleRunStore } from '../../../hooks/console-run-store';
+import { RunStoreProvider } from '../../../hooks/run-store';
 import { HistoryPanel } from './history-panel';
 
 const A: RunConnection = referenceConnection(DEMO.agents, 'fingerprint-a');
