@@ -68,6 +68,8 @@ export interface Service {
   preparedRead?: PreparedRead;
   /** Run streams started ahead of the app (prepared-runs.ts); without it, the app starts them. */
   preparedRun?: PreparedRun;
+  /** The run cap's slots, shared by every way in. */
+  runSlots: RunSlots;
   close(): void;
 }
 
@@ -287,5 +289,5 @@ export function assembleService(store: Store, catalog: AgentCatalog, options: Se
           run: runStreamOptions(options, shared),
           allowedHosts: options.allowedHosts,
         });
-  return { app, store, catalog, durable, preparedRead, preparedRun, close: () => store.close() };
+  return { app, store, catalog, durable, preparedRead, preparedRun, runSlots: shared.runSlots, close: () => store.close() };
 }

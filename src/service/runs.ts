@@ -27,19 +27,27 @@ export interface RunOptions {
  */
 export class RunSlots {
   private readonly held = new Map<string, number>();
+  private total = 0;
 
   /** `perToken` 0: no limit. */
   constructor(readonly perToken: number) {}
+
+  /** Slots held now, all tokens together: what a benchmark or a test watches come back. */
+  get inUse(): number {
+    return this.total;
+  }
 
   /** Takes one of the token's slots: the release to call when the run ends, or undefined when none is free. */
   take(tokenKey: string): (() => void) | undefined {
     const n = this.held.get(tokenKey) ?? 0;
     if (this.perToken > 0 && n >= this.perToken) return undefined;
     this.held.set(tokenKey, n + 1);
+    this.total++;
     let released = false;
     return () => {
       if (released) return;
       released = true;
+      this.total--;
       const left = (this.held.get(tokenKey) ?? 1) - 1;
       if (left > 0) this.held.set(tokenKey, left);
       else this.held.delete(tokenKey);
