@@ -643,7 +643,7 @@ async function main(): Promise<void> {
       `\nfaults: ${FAULT_WAITS} clients of one token asking for delayed wait-mode firehose runs of ${fmt(FAULT_EVENTS)} events (again a second after each 429), ` +
         `${NO_TOKEN_REQUESTS} with no token, for ${FAULT_WINDOW_S} s; then they all leave; with the GET loop`,
     );
-    const result = await hostileFaultsPhase({ host: HOST, port, token: tokens.at(-1)!, figures: serverFigures, probe: prober });
+    const result = await hostileFaultsPhase({ host: HOST, port, token: tokens.at(-1)!, figures: serverFigures, resetFigures: serverReset, probe: prober });
     console.log(describeFaultsPhase(result));
     return result;
   };

@@ -55,6 +55,14 @@ export class RunSlots {
   }
 }
 
+/** When a token at its run limit may try again: runs end on their own, often within seconds. */
+export const RUN_LIMIT_RETRY_AFTER_S = 5;
+
+/** Why a token past its run cap is refused; a request held by a fault counts as a run. */
+export function runCapText(perToken: number): string {
+  return `This token already has ${perToken} runs going (a request held by X-Sandbox-Fault counts as one), the most one token may run at once; retry when one has ended.`;
+}
+
 export interface RunStarted {
   /** The request id of the POST that started the run. */
   requestId: string;
@@ -240,6 +248,12 @@ export async function waitRun(
 
 async function assembleWaitAnswer(c: Context<Env>, flavour: Flavour, run: RunRequest, options: RunOptions): Promise<Response> {
   const signal = c.req.raw.signal;
+  // delay-first: the run starts after it, so no answer is held in memory meanwhile.
+  const hold = c.get('faultHold');
+  if (hold) {
+    await hold.delay(signal);
+    if (signal.aborted) return new Response(null, { status: 499 });
+  }
   const info: RunStarted = { requestId: c.get('requestId'), flavour, agentId: run.agent.agent_id, mode: 'wait' };
   options.observer?.started?.(info);
   const text = new EscapedText();

@@ -17,6 +17,8 @@ import { noneMatchHits } from '../etag.ts';
 import { closeAfterTooLarge, isPlainObject, MAX_BODY_BYTES, metadataError, readJson, unknownKeys, type Env } from '../http.ts';
 import { clip, listText } from '../problem-list.ts';
 import type { Store } from '../store.ts';
+import { admitFault } from '../faults.ts';
+import { RUN_LIMIT_RETRY_AFTER_S, runCapText, type RunSlots } from '../runs.ts';
 
 const KEY_FIELDS = [
   'name', 'propertyType', 'skipIndexing',
@@ -111,7 +113,7 @@ function incompatibleChanges(store: Store, group: string, before: MetadataSchema
   return changed.filter((k) => used.has(k.name.toLowerCase())).map((k) => k.name);
 }
 
-export function customMetadataRoutes(store: Store, options: { rateLimitPerMinute: number; limiter?: RateLimiter }) {
+export function customMetadataRoutes(store: Store, options: { rateLimitPerMinute: number; limiter?: RateLimiter; runSlots: RunSlots }) {
   const app = new Hono<Env>();
   app.use(
     bodyLimit({
@@ -124,6 +126,12 @@ export function customMetadataRoutes(store: Store, options: { rateLimitPerMinute
   );
   app.use(authenticate(store, refuse));
   app.use(rateLimit(options.limiter ?? options.rateLimitPerMinute, (c, s) => metadataError(c, 429, 'too many requests', `Retry after ${s} s.`)));
+  app.use(
+    admitFault(options.runSlots, (c) => {
+      c.header('Retry-After', String(RUN_LIMIT_RETRY_AFTER_S));
+      return metadataError(c, 429, 'too many requests', runCapText(options.runSlots.perToken));
+    }),
+  );
 
   /** Validates the group name, then the token's scope for it; returns a refusal or the name. */
   const group = (c: Context<Env>): Response | string => {
