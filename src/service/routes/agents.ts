@@ -16,6 +16,7 @@ import type { Store } from '../store.ts';
 import type { DurableRuns } from '../durable/executor.ts';
 import { createDurableRun, durableBodyProblem, registerDurableRoutes } from '../durable/routes.ts';
 import type { ToolAuthorizations } from '../tool-auth.ts';
+import type { OwnOrigins } from '../own-origins.ts';
 import { registerToolServerRoutes, unauthorizedServers } from './tool-servers.ts';
 
 export interface AgentRoutesOptions extends RunOptions {
@@ -30,6 +31,8 @@ export interface AgentRoutesOptions extends RunOptions {
   toolAuth: ToolAuthorizations;
   /** Origins besides the service's own a tool-server consent may return to (`--allowed-return-origin`). */
   allowedReturnOrigins?: readonly string[];
+  /** The service's own origins, from what it listens on. */
+  ownOrigins: OwnOrigins;
 }
 
 /** The family-specific ways to refuse, so both routers share one flow. */
@@ -293,7 +296,7 @@ export function legacyAgentRoutes(store: Store, catalog: AgentCatalog, options: 
       );
     });
   }
-  registerToolServerRoutes(app, catalog, { auth: options.toolAuth, allowedReturnOrigins: options.allowedReturnOrigins ?? [] });
+  registerToolServerRoutes(app, catalog, { auth: options.toolAuth, ownOrigins: options.ownOrigins, allowedReturnOrigins: options.allowedReturnOrigins ?? [] });
   return app;
 }
 
