@@ -154,6 +154,23 @@ describe('a request refused is answered at once, without its fault', () => {
     expect(server.service.runSlots.inUse).toBe(0);
   });
 
+  it('a metadata token whose scopes do not cover the group: 401 at once, a status asked for with a delay included', async () => {
+    for (const fault of [LONG, `status=503; ${LONG}`]) {
+      const r = await send(server.url, SCHEMA, { token: TOKENS.hr, fault }).reply;
+      expect(r.status).toBe(401);
+      expect(r.ms).toBeLessThan(AT_ONCE_MS);
+    }
+    const bad = await send(server.url, '/rest/api/index/custom-metadata/schema/bad%20name', { token: TOKENS.global, fault: LONG }).reply;
+    expect(bad.status).toBe(400);
+    expect(server.service.runSlots.inUse).toBe(0);
+    // A token that covers it gets the delay.
+    const held = send(server.url, SCHEMA, { token: TOKENS.sales, fault: 'delay-first=400' });
+    await expect.poll(() => server.service.runSlots.inUse).toBe(1);
+    const r = await held.reply;
+    expect(r.status).toBe(200);
+    expect(r.ms).toBeGreaterThanOrEqual(350);
+  });
+
   it('the rate limit’s 429: at once', async () => {
     const path = '/api/agents/echo-assistant';
     expect((await send(limited.url, path, { token: TOKENS.agents }).reply).status).toBe(200);

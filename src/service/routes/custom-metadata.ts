@@ -126,12 +126,6 @@ export function customMetadataRoutes(store: Store, options: { rateLimitPerMinute
   );
   app.use(authenticate(store, refuse));
   app.use(rateLimit(options.limiter ?? options.rateLimitPerMinute, (c, s) => metadataError(c, 429, 'too many requests', `Retry after ${s} s.`)));
-  app.use(
-    admitFault(options.runSlots, (c) => {
-      c.header('Retry-After', String(RUN_LIMIT_RETRY_AFTER_S));
-      return metadataError(c, 429, 'too many requests', runCapText(options.runSlots.perToken));
-    }),
-  );
 
   /** Validates the group name, then the token's scope for it; returns a refusal or the name. */
   const group = (c: Context<Env>): Response | string => {
@@ -144,6 +138,21 @@ export function customMetadataRoutes(store: Store, options: { rateLimitPerMinute
     }
     return name;
   };
+
+  // A fault's delay or slow bytes only once the token's scopes cover the group (faults.ts): the
+  // group is checked here first, as each route checks it.
+  const admit = admitFault(options.runSlots, (c) => {
+    c.header('Retry-After', String(RUN_LIMIT_RETRY_AFTER_S));
+    return metadataError(c, 429, 'too many requests', runCapText(options.runSlots.perToken));
+  });
+  for (const path of ['/custom-metadata/schema/:groupName', '/document/:docId/custom-metadata/:groupName']) {
+    app.use(path, async (c, next) => {
+      if (!c.get('fault')) return next();
+      const name = group(c);
+      if (typeof name !== 'string') return name;
+      return admit(c, next);
+    });
+  }
 
   app.get('/custom-metadata/schema/:groupName', (c) => {
     const name = group(c);
