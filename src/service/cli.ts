@@ -33,7 +33,8 @@ const USAGE = `Usage:
   --allowed-host NAME (repeatable, or a comma list): a Host name answered besides localhost,
       127.0.0.1 and [::1]; needed to reach the service by another name, e.g. with --host 0.0.0.0.
   --allowed-return-origin ORIGIN (repeatable, or a comma list): a console origin the tool-server
-      consent page may send the browser back to (returnUrl), besides the service's own.
+      consent page may send the browser back to (returnUrl), besides the service's own (the address
+      and port it listens on, and the --allowed-host names; never what a request says).
   --durable-timeout-ms, --durable-grace-ms: durable runs' execution deadline (default 1800000) and the
       grace after it before a read marks an active run FAILED (default 600000), in ms.
   --durable-retention DURATION: how long an ended durable run is kept before it is deleted, e.g. 1d,

@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { SandboxFault } from '../contract/sandbox-fault.ts';
+import type { FaultHold } from './faults.ts';
 import { PROBLEM_CODES, problemType, type ProblemCode, type ProblemDetail, type ProblemFieldError } from '../contract/problem.ts';
 import { clip, type FieldProblem, type ProblemList } from './problem-list.ts';
 import type { TokenRecord } from './store.ts';
@@ -16,6 +17,8 @@ export interface Env {
     runMessages?: unknown;
     /** What the request's X-Sandbox-Fault asks of its answer (faults.ts). */
     fault?: SandboxFault;
+    /** The run slot an admitted request with a delay-first or slow-bytes fault holds until its answer ends (faults.ts). */
+    faultHold?: FaultHold;
   };
 }
 

@@ -379,6 +379,8 @@ export function listen(
     server.listen({ port, host, backlog: LISTEN_BACKLOG }, async () => {
       await acceptMany(server, { copies: acceptCopies, backlog: LISTEN_BACKLOG });
       const info = server.address() as AddressInfo;
+      // Its own origins from the address and the port actually bound (port 0 is one by now).
+      service.ownOrigins.listening(info.address, info.port);
       const shownHost = host.includes(':') ? `[${host}]` : host;
       resolve({
         url: `http://${shownHost}:${info.port}`,

@@ -29,6 +29,8 @@ import { closeAfterTooLarge, MAX_BODY_BYTES, nodeResponseOf, type Env } from './
 import { REDACTED, type Recording } from './recording.ts';
 import { breakOffAnswer, sleepUnless, streamSse } from './sse.ts';
 import type { Store } from './store.ts';
+import { admitFault } from './faults.ts';
+import { RUN_LIMIT_RETRY_AFTER_S, runCapText, type RunSlots } from './runs.ts';
 
 /** A recording as the replay matches it. */
 export interface LoadedRecording {
@@ -383,6 +385,8 @@ function groupOf(pathname: string): string | undefined {
 export interface ReplayRouteOptions {
   keepAliveMs: number;
   rateLimitPerMinute: number;
+  /** The run cap's slots: a request whose fault holds its answer takes one (faults.ts). */
+  runSlots: RunSlots;
 }
 
 /** The API routes of a replay: the service's tokens and scopes, then the recordings. */
@@ -429,7 +433,15 @@ export function replayRoutes(store: Store, replay: ReplayOptions, options: Repla
     }
     const refuse = (cc: Context<Env>, s: number) =>
       familyAnswer(cc, family, { status: 429, code: 'rate_limit_exceeded', title: 'Rate Limit Exceeded', error: 'too many requests', detail: `Too many requests; retry after ${s} s.` });
-    return rateLimit(limiters[family], refuse)(c, next);
+    return rateLimit(limiters[family], refuse)(c, async () => {
+      // A middleware's answer, when it answers instead of going on (Hono's next() resolves to the context).
+      const refused: unknown = await admit(c, next);
+      if (refused instanceof Response) c.res = refused;
+    });
+  });
+  const admit = admitFault(options.runSlots, (c) => {
+    c.header('Retry-After', String(RUN_LIMIT_RETRY_AFTER_S));
+    return familyAnswer(c, familyOfRequest(c), { status: 429, code: 'rate_limit_exceeded', title: 'Rate Limit Exceeded', error: 'too many requests', detail: runCapText(options.runSlots.perToken) });
   });
 
   app.all('*', async (c) => {

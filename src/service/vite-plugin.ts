@@ -77,6 +77,14 @@ export function referenceService(
     server.middlewares.stack.unshift({ route: '', handle: frontDoor(allowedHosts, headers) as Connect.NextHandleFunction });
     server.middlewares.use(upstreamProxy(upstreams, { ...proxy, allowedHosts, headers }));
     server.middlewares.use(serviceMiddleware(get()));
+    // The service's own origins are where this server listens (the console's origin), said once it does.
+    const httpServer = server.httpServer;
+    const listening = () => {
+      const address = httpServer?.address();
+      if (address && typeof address === 'object') get().ownOrigins.listening(address.address, address.port);
+    };
+    if (httpServer?.listening) listening();
+    else httpServer?.on('listening', listening);
     // Vite's dev server may be HTTP/2 (https); only a plain HTTP/1 server has Node's parser errors to answer.
     if (server.httpServer && 'headersTimeout' in server.httpServer) hardenServer(server.httpServer, {}, headers);
     server.httpServer?.on('close', () => {
