@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { Server } from 'node:net';
+import { constants as osConstants } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createService } from './app.ts';
 import { parseFlags, UsageError } from './flags.ts';
@@ -112,12 +113,39 @@ async function start(args: string[]): Promise<void> {
   // The console's server takes in a burst of connections as the service alone does (node.ts);
   // listening on the copies sets its backlog to the service's (Vite listens with Node's 511).
   if (server.httpServer instanceof Server) await acceptAsTheService(server.httpServer);
+  stopOnSignals(() => server.close());
   const address = server.httpServer.address();
   const actual = typeof address === 'object' && address ? address.port : port;
   printTokens(`http://${host.includes(':') ? `[${host}]` : host}:${actual}`);
   if (upstreams.length) console.log(`  Forwarding API requests to: ${upstreams.join(', ')} (pick "through the console's server")\n`);
   if (flags.record !== undefined) console.log(`  Recording every exchange forwarded into ${resolve(flags.record)} (no token, cookie or Authorization header is written)\n`);
   hintAllowedHosts(host, options.allowedHosts ?? []);
+}
+
+/** The longest a stop takes before the process exits regardless (the recordings' own wait is shorter: recorder.ts). */
+const STOP_DEADLINE_MS = 10_000;
+
+/**
+ * SIGTERM and Ctrl+C (SIGINT) close the server before the process exits: Vite's own SIGTERM
+ * handler did, but Ctrl+C ended the process at once, and a recording being written (`--record`)
+ * was lost as a hidden .tmp. Closing finishes those writes (a few seconds at most); the exit
+ * code is then the signal's usual one (130, 143). The handler stays installed: tsx's runner
+ * sends the signal again when the first was not taken within 30 ms, and with no handler left
+ * that second one ended the process at once.
+ */
+function stopOnSignals(close: () => Promise<void>): void {
+  let stopping = false;
+  const stop = (signal: 'SIGINT' | 'SIGTERM') => {
+    if (stopping) return;
+    stopping = true;
+    const code = 128 + osConstants.signals[signal];
+    setTimeout(() => process.exit(code), STOP_DEADLINE_MS).unref();
+    void close()
+      .catch((err: unknown) => console.error(`Stopping: ${(err as Error).message}`))
+      .finally(() => process.exit(code));
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
 }
 
 /** Bound beyond loopback, yet answering only loopback names: say why other names get 403. */
