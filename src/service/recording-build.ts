@@ -6,7 +6,7 @@
  * requests and answers signals.
  */
 import { bodyField, RECORDING_FORMAT, RECORDING_VERSION, type RecordedEvent, type Recording } from './recording.ts';
-import { redactedPath, scrub } from './redact.ts';
+import { redactAnswer, redactedPath, scrub } from './redact.ts';
 
 /** What the proxy saw of one exchange, as the recorder's thread is handed it. */
 export interface ExchangeInput {
@@ -63,7 +63,9 @@ export function recordingOf(input: ExchangeInput): Recording {
       ...(input.truncated && { truncated: true }),
     },
   };
-  return scrub(recording, input.secrets);
+  // What the answer handed out (a consent link's state, an issued token) is a secret as much as what the request carried.
+  const handedOut = redactAnswer(recording.response);
+  return scrub(recording, [...input.secrets, ...handedOut]);
 }
 
 /** A recording as its file holds it: readable JSON, UTF-8, in a buffer of its own (so it can be handed between threads). */

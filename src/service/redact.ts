@@ -1,11 +1,13 @@
 /**
  * What a recording must not hold, and how it is taken out: every secret a request carried
  * (its bearer token, its cookies' values, the value of any header or query parameter named
- * like a secret) is replaced by "[redacted]" wherever it appears in the recording.
+ * like a secret) and every one-time secret its answer handed out (a consent link's state, an
+ * OAuth code, an issued token) is replaced by "[redacted]" wherever it appears in the
+ * recording, however encoded.
  */
 import type { IncomingMessage } from 'node:http';
 import { Decoded, decodedOnce, folded, hasEscapes } from './echo-decode.ts';
-import { RECORDED_REQUEST_HEADERS, REDACTED, SECRET_NAME } from './recording.ts';
+import { RECORDED_REQUEST_HEADERS, REDACTED, SECRET_NAME, type Recording } from './recording.ts';
 
 /** Secrets shorter than this are not searched for in the rest of the recording (a cookie "theme=1" is no secret worth blanking every "1" for). */
 const MIN_SECRET_LENGTH = 8;
@@ -65,6 +67,102 @@ export function secretsOf(headers: IncomingMessage['headers'], path: string): st
     for (const [name, value] of new URLSearchParams(path.slice(query + 1))) if (SECRET_NAME.test(name)) add(value);
   }
   return [...found].sort((a, b) => b.length - a.length);
+}
+
+// --- One-time secrets an answer hands out ---------------------------------------------------
+
+/**
+ * URL parameters (query or fragment) whose value, in an answer, is a one-time secret or a
+ * credential: a consent link's `state`, an OAuth `code`, a `nonce`, a signed link's
+ * `signature`, an issued `access_token`. (Not `auth…` alone: `authuser=0` is none.)
+ */
+const ANSWER_SECRET_PARAM =
+  /^(state|code|nonce|otp|ticket|session_state|code_verifier|oauth_token|oauth_verifier|samlrequest|samlresponse|relaystate)$|token|secret|passw|signature|^sig$|credential|jwt|^key$|api_?key|access_?key|session/i;
+
+/** Fields of an answer's JSON whose string value is a secret it hands out (not `authStatus` or `authType`: no `auth` alone). */
+const ANSWER_SECRET_FIELD = /token|secret|passw|credential|jwt|cookie|api_?key|access_?key|private_?key|signature|^sig$|^nonce$|^otp$|code_verifier/i;
+
+/** A URL parameter in text: its separator, name and value (up to what ends a URL in text, JSON or a header). */
+const URL_PARAM = /([?&#;])([A-Za-z0-9_.-]+)=([^&#;,\s"'<>()[\]\\]*)/g;
+
+/** A JSON field with a string value, in JSON text (an event's data, a body kept as text). */
+const JSON_STRING_FIELD = /"((?:[^"\\]|\\.)*)"(\s*:\s*)"((?:[^"\\]|\\.)*)"/g;
+
+const jsonText = (escaped: string): string | undefined => {
+  try {
+    return JSON.parse(`"${escaped}"`) as string;
+  } catch {
+    return undefined;
+  }
+};
+
+/** Collects what an answer hands out and replaces it where it stands. */
+class AnswerSecrets {
+  readonly found = new Set<string>();
+
+  private keep(value: string | undefined): void {
+    if (value) this.found.add(value);
+  }
+
+  /** `text` with its one-time URL parameters' values and its JSON secret fields' values replaced; each is kept, decoded too. */
+  text(text: string): string {
+    // A URL inside JSON or inside another URL is found decoded (its & a \u0026 or %26): the values go into `found`.
+    const once = hasEscapes(text) ? decodedOnce(text) : text;
+    for (const level of new Set([once, hasEscapes(once) ? decodedOnce(once) : once])) {
+      for (const [, , name, value] of level.matchAll(URL_PARAM)) if (ANSWER_SECRET_PARAM.test(name!)) this.keep(value);
+    }
+    return text
+      .replace(URL_PARAM, (all, separator: string, name: string, value: string) => {
+        if (!value || !ANSWER_SECRET_PARAM.test(name)) return all;
+        this.keep(value);
+        try {
+          this.keep(decodeURIComponent(value));
+        } catch {
+          // Not percent-encoding after all: kept as it is.
+        }
+        return `${separator}${name}=${REDACTED}`;
+      })
+      .replace(JSON_STRING_FIELD, (all, key: string, colon: string, value: string) => {
+        if (!ANSWER_SECRET_FIELD.test(jsonText(key) ?? key) || !value) return all;
+        this.keep(jsonText(value));
+        return `"${key}"${colon}"${REDACTED}"`;
+      });
+  }
+
+  /** A parsed JSON body with its secret fields' values replaced, and its strings as `text` does. */
+  json(value: unknown): unknown {
+    if (typeof value === 'string') return this.text(value);
+    if (Array.isArray(value)) return value.map((v) => this.json(v));
+    if (typeof value !== 'object' || value === null) return value;
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => {
+        if (typeof v === 'string' && v && ANSWER_SECRET_FIELD.test(k)) {
+          this.keep(v);
+          return [k, REDACTED];
+        }
+        return [k, this.json(v)];
+      }),
+    );
+  }
+}
+
+/**
+ * Takes out of a recorded answer the one-time secrets it handed out (a consent link's state,
+ * an OAuth code, an issued token): replaced where they stand, in its headers (a Link), its body
+ * and its events. Answers them, to be replaced wherever else they appear, however encoded.
+ * The client got the answer whole; only the recording goes without them.
+ */
+export function redactAnswer(response: Recording['response']): string[] {
+  const secrets = new AnswerSecrets();
+  for (const [name, value] of Object.entries(response.headers)) response.headers[name] = secrets.text(value);
+  if (response.body !== undefined) response.body = secrets.json(response.body);
+  if (response.bodyText !== undefined) response.bodyText = secrets.text(response.bodyText);
+  for (const e of response.events ?? []) {
+    e.data = secrets.text(e.data);
+    if (e.id !== undefined) e.id = secrets.text(e.id);
+    if (e.event !== undefined) e.event = secrets.text(e.event);
+  }
+  return [...secrets.found].filter((s) => s.length >= MIN_SECRET_LENGTH && s !== REDACTED);
 }
 
 // --- Finding a secret however it was echoed ------------------------------------------------
