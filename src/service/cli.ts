@@ -6,6 +6,8 @@ import { createService } from './app.ts';
 import { parseFlags, UsageError } from './flags.ts';
 import { acceptAsTheService, ACCEPT_COPIES, listen } from './node.ts';
 import { OPTIONS_ENV, portOf, RECORD_ENV, replayOptionsOf, SERVICE_FLAGS, serviceOptionsOf, UPSTREAM_TIMEOUT_ENV, UPSTREAMS_ENV, upstreamTimeoutOf } from './options.ts';
+import { printable } from './printable.ts';
+import { ReplayRefusal } from './replay-load.ts';
 import { isLoopbackHost } from './request-guard.ts';
 import { upstreamProblem } from './upstream-proxy.ts';
 import { DEMO_TOKENS } from './seed.ts';
@@ -164,7 +166,7 @@ async function service(args: string[]): Promise<void> {
   const { url } = await listen(svc, portOf(flags.port, 8787), host, {}, { acceptCopies: ACCEPT_COPIES });
   console.log(`Reference service on ${url} (data: ${flags.memory ? 'in memory' : resolve(flags.data ?? '.data')})`);
   if (replay) {
-    console.log(`Replaying ${replay.set.recordings.length} recordings from ${resolve(replay.set.dir)}${replay.speed !== 1 ? `, ${replay.speed} times as fast as recorded` : ''}; other API requests answer 404.`);
+    console.log(`Replaying ${replay.set.recordings.length} recordings from ${printable(resolve(replay.set.dir))}${replay.speed !== 1 ? `, ${replay.speed} times as fast as recorded` : ''}; other API requests answer 404.`);
   }
   printTokens();
   hintAllowedHosts(host, options.allowedHosts ?? []);
@@ -181,6 +183,11 @@ async function main(): Promise<void> {
 main().catch((err: unknown) => {
   if (err instanceof UsageError) {
     console.error(`${err.message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  // A directory it cannot replay is said alone: the usage would bury the file it names.
+  if (err instanceof ReplayRefusal) {
+    console.error(err.message);
     process.exit(2);
   }
   console.error((err as Error).message);
