@@ -59,6 +59,8 @@ describe.each(['SIGTERM', 'SIGINT'] as const)('stopped with %s right after an ex
     const status = await console_.stop(signal);
     const said = console_.output();
     expect(status, said).toEqual({ code: 128 + constants.signals[signal], signal: null });
+    // Made on the recorder's own thread, not on the server's (which says when it has to).
+    expect(said).not.toMatch(/recorder's thread/);
     const names = readdirSync(dir);
     expect(names, said).toEqual(['0001-get-rest-api-v1-agents-list.json']);
     const recording = JSON.parse(readFileSync(join(dir, names[0]!), 'utf8')) as Recording;
