@@ -22,14 +22,16 @@ const USAGE = `Usage:
       --upstream-timeout-ms: how long an upstream may send nothing, before its answer (then 502) or
       within it (then the connection is broken) (default 300000);
       --record DIR: writes every API exchange forwarded to an upstream into DIR, one JSON file each
-      (docs/recording.md); never a token, a cookie or an Authorization header.
+      (docs/recording.md); never a token, a cookie or an Authorization header. Ctrl+C writes the
+      last exchanges first (5 s at most).
   npm run service -- [--port N] [--host H] [--allowed-host NAME ...] [--data DIR | --memory] [--cors-origin ORIGIN ...]
                      [--allowed-return-origin ORIGIN ...] [--rate-limit N] [--max-runs N] [--max-durable-runs N] [--agents FILE]
                      [--durable-timeout-ms N] [--durable-grace-ms N] [--durable-retention DURATION]
                      [--replay DIR [--replay-speed N]]
       The reference service alone. --replay DIR: API requests are answered from the recordings in DIR
       (matched by method, path, query and body; paced as recorded, N times faster with --replay-speed,
-      0.1 to 1000); the service's tokens and scopes still apply. --rate-limit: requests a minute per token (default 600, 0 for none);
+      0.1 to 1000); the service's tokens and scopes still apply. DIR holds 10,000 recordings and
+      256 MB at most, and no symbolic link; a file it cannot answer from stops the start (exit 2). --rate-limit: requests a minute per token (default 600, 0 for none);
       --max-runs: stream and wait runs one token may have going at once (default 20, 0 for none);
       --max-durable-runs: durable runs not yet over (queued, running, cancelling or waiting for
       approval) one token may have, a count of their own (default: --max-runs' value, 0 for none).
