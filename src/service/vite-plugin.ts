@@ -102,6 +102,11 @@ export function referenceService(
     configurePreviewServer(server) {
       mount(server, stringHeaders(server.config.preview.headers));
     },
+    // Vite's stop (its SIGTERM handler, or cli.ts on Ctrl+C) waits for this before the process
+    // exits: the exchanges still being recorded and written are finished first (bounded).
+    async closePreviewServer() {
+      await proxy.recorder?.settle();
+    },
   };
 }
 

@@ -3,6 +3,7 @@ import { bodyLimit } from '../body-limit.ts';
 import { CONSENT_PATH, TOOL_AUTH_RESULT_PARAMS } from '../../contract/tool-servers.ts';
 import type { AgentCatalog } from '../agents.ts';
 import { closeAfterTooLarge, type Env } from '../http.ts';
+import { REDACTED } from '../recording.ts';
 import type { Store } from '../store.ts';
 import { CONSENT_TTL_MS, type ConsentRequest, type ToolAuthorizations } from '../tool-auth.ts';
 import type { OwnOrigins } from '../own-origins.ts';
@@ -71,8 +72,23 @@ ${body}
 `;
 }
 
+/**
+ * A consent link replayed from a recording (docs/recording.md): a recording never keeps a
+ * link's state, so the link it hands out works nowhere; this says so rather than "expired".
+ */
+function recordedLink(c: Context<Env>): Response {
+  const body = page(
+    'This consent link comes from a recording',
+    `<h1>This consent link comes from a recording</h1>
+<p>A recording never keeps a consent link's state, so a link answered by a replay works on no service. Nothing was changed.</p>
+<p>To authorize the tool server, choose <strong>Authorize</strong> in a console connected to the instance itself.</p>`,
+  );
+  return c.body(body, 400, pageHeaders());
+}
+
 /** A consent link that no longer works: spent, expired, or never made. Nothing to return to: its returnUrl is unknown. */
-function staleLink(c: Context<Env>): Response {
+function staleLink(c: Context<Env>, state: string): Response {
+  if (state === REDACTED) return recordedLink(c);
   const body = page(
     'This consent link no longer works',
     `<h1>This consent link no longer works</h1>
@@ -145,7 +161,7 @@ export function consentRoutes(store: Store, catalog: AgentCatalog, auth: ToolAut
   app.get('/consent', (c) => {
     const state = c.req.query('state') ?? '';
     const request = state ? auth.pending(state) : undefined;
-    if (!request) return staleLink(c);
+    if (!request) return staleLink(c, state);
     if (!returnAllowed(request)) return returnRefused(c);
     const server = catalog.toolServers.get(request.serverId);
     const name = server?.display_name ?? request.serverId;
@@ -181,7 +197,7 @@ ${tools.length ? `<dt>Its tools</dt><dd>${escapeHtml(tools.join(', '))}</dd>\n` 
     const pending = auth.pending(state);
     if (pending && !returnAllowed(pending)) return returnRefused(c);
     const request = auth.decide(state, decision === 'allow');
-    if (!request) return staleLink(c);
+    if (!request) return staleLink(c, state);
     // 303: the browser follows with a GET of the console's page, never re-posting the form there.
     return c.body(null, 303, { location: returnAddress(request, decision === 'allow'), 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
   });
