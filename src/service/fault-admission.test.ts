@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { RECORDING_FORMAT, RECORDING_VERSION, type Recording } from './recording.ts';
-import { loadRecordings } from './replay.ts';
+import { loadRecordings } from './replay-load.ts';
 import { listeningService, TOKENS } from './test-http.ts';
 import { eventsOf, parseSseText } from './test-support/sse.ts';
 
