@@ -1,11 +1,8 @@
 /**
- * A suite run's reports for CI: JUnit XML (one testcase per case or row, one failure per failed
- * assertion with what was expected and what the run did), the full results as JSON, and the
- * words of a line per case and of the summary. Pure: `npm run suite` writes them.
- *
- * JUnit is written here rather than by a builder library: the builders at hand give a testcase
- * one failure, and a case that fails three assertions should say all three. It is a small
- * writer, tested against an XML parser (reports.test.ts).
+ * A suite run's reports for CI: JUnit XML (one testcase per case or row, a failed one with one
+ * failure listing every failed assertion with what was expected and what the run did), the full
+ * results as JSON, and the words of a line per case and of the summary. Pure: `npm run suite`
+ * writes them. JUnit is a small writer, tested against an XML parser (reports.test.ts).
  */
 
 import { formatCount } from '../../lib/format';
@@ -34,7 +31,21 @@ export interface ReportMeta {
   durationMs: number;
 }
 
-/** JUnit XML: a testsuite for the suite, a testcase per case or row; a stopped case is skipped. */
+/**
+ * A failed case's one `<failure>` (JUnit readers count a testcase's failures, and a case the
+ * agent is gone for is one failure, not four): its message says each failed assertion with
+ * what came, its text lists them, expected and actual, one after another.
+ */
+function failureElement(r: CaseResult): string {
+  const failed = r.assertions.filter((a) => !a.pass);
+  const said = failed.map((a) => `${a.expected}: got ${a.actual}`);
+  const message = failed.length === 1 ? said[0]! : `${failed.length} of ${r.assertions.length} assertions failed: ${said.join('; ')}`;
+  const type = [...new Set(failed.map((a) => a.assertion.kind))].join(', ');
+  const text = failed.map((a) => `expected: ${a.expected}\nactual: ${a.actual}`).join('\n\n');
+  return `      <failure message="${xmlAttribute(message)}" type="${xmlAttribute(type)}">${xmlText(text)}</failure>`;
+}
+
+/** JUnit XML: a testsuite for the suite, a testcase per case or row; a stopped case is skipped (and not failed), a failed one has one failure. */
 export function junitXml(results: readonly CaseResult[], meta: ReportMeta): string {
   const failures = results.filter((r) => r.verdict === 'failed').length;
   const skipped = results.filter((r) => r.verdict === 'stopped').length;
@@ -48,10 +59,7 @@ export function junitXml(results: readonly CaseResult[], meta: ReportMeta): stri
     const classname = `${request.agentId}.${request.flavour === 'legacy' ? 'legacy' : 'current'}.${request.mode}`;
     lines.push(`    <testcase name="${xmlAttribute(r.name)}" classname="${xmlAttribute(classname)}" time="${seconds(r.entry.durationMs)}">`);
     if (r.verdict === 'stopped') lines.push('      <skipped message="The suite was stopped before this case ended."/>');
-    for (const a of r.assertions) {
-      if (a.pass) continue;
-      lines.push(`      <failure message="${xmlAttribute(`${a.expected}: got ${a.actual}`)}" type="${xmlAttribute(a.assertion.kind)}">${xmlText(`expected: ${a.expected}\nactual: ${a.actual}`)}</failure>`);
-    }
+    else if (r.verdict === 'failed') lines.push(failureElement(r));
     const facts = [`status: ${r.entry.status}`, ...(r.entry.runId ? [`run id: ${r.entry.runId}`] : []), ...(r.entry.meta?.requestId ? [`request id: ${r.entry.meta.requestId}`] : []), ...(r.entry.problem ? [`problem: ${r.entry.problem}`] : [])];
     lines.push(`      <system-out>${xmlText(facts.join('\n'))}</system-out>`);
     lines.push('    </testcase>');
