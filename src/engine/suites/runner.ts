@@ -9,13 +9,14 @@
  * Suite runs never enter History: a thousand cases would push out everything a user kept.
  */
 
-import type { JsonSchema } from '../../contract/agents';
+import type { AgentSchemas, JsonSchema } from '../../contract/agents';
 import { platformCancellationsPath, platformResponsesPath, platformRunPath } from '../../contract/run-paths';
 import type { DurableRunAnswer } from '../../contract/durable-runs';
 import { apiRequest, ApiError, type ApiResponse } from '../../lib/api-client';
 import type { Connection } from '../../lib/connection';
 import type { EventReader } from '../../lib/sse';
 import { fetchAgentSchemas } from '../../lib/agents/agent-schemas';
+import { redactDeep, secretsOf } from '../../lib/redact';
 import { nextPollMs } from '../durable-follow';
 import type { HistoryDetails, HistoryEntry } from '../history-entry';
 import type { Schedule } from '../render-throttle';
@@ -25,8 +26,11 @@ import type { Flavour, RunRequest } from '../run-request';
 import { sendDurable, sendStream, sendWait, type SendContext, type StopReason } from '../run-senders';
 import { StreamLog } from '../stream-log';
 import { judgeAll, observationOf, type AssertionResult, type JudgeContext, type LensChecker } from './assertions';
+import { deadlineResult, DEFAULT_CASE_DEADLINE_MS, droppedNote, pastDeadline, SuiteKeep } from './case-limits';
+import type { PatternJudge, PatternVerdict } from './pattern-judge';
 import { decide, type PolicyDecision } from './policy';
-import { assertionsFor, caseRequest, itemName, type Row, type RunOverrides, type SuiteItem } from './suite';
+import { hasTextCells } from './row-input';
+import { assertionsFor, caseRequest, itemName, type Assertion, type Row, type RunOverrides, type SuiteItem } from './suite';
 
 export type Verdict = 'passed' | 'failed' | 'stopped';
 
@@ -43,6 +47,8 @@ export interface CaseResult {
   details: HistoryDetails;
   /** A durable run's approvals, as the policy answered them. */
   decisions?: PolicyDecision[];
+  /** What the result should say besides its assertions: what was not kept, how a row's cells were typed. */
+  notes?: string[];
 }
 
 export interface RunnerEnv {
@@ -58,12 +64,19 @@ export interface RunnerEnv {
   schedule?: Schedule;
   /** How long a durable case is followed before it counts as failed (default 5 minutes). */
   durableDeadlineMs?: number;
+  /** How long a case may run when it names no deadline of its own (`--case-timeout-ms`; default DEFAULT_CASE_DEADLINE_MS). */
+  caseDeadlineMs?: number;
+  /** Judges `answer-matches` off this thread, within a budget (a Worker in the page, worker_threads in Node); without it, here. */
+  patterns?: PatternJudge;
+  /** What the suite run may still keep of streams (runItem gives the suite's); none: a log keeps everything. */
+  keep?: SuiteKeep;
 }
 
-/** What a suite run loads once and every case shares: the spec lens, each agent's output schema. */
+/** What a suite run loads once and every case shares: the spec lens, each agent's schemas, what is left to keep. */
 export class SharedLoads {
   private lens?: Promise<LensChecker | undefined>;
-  private readonly schemas = new Map<string, Promise<{ schema: JsonSchema } | { error: string }>>();
+  private readonly schemas = new Map<string, Promise<{ schemas: AgentSchemas } | { error: string }>>();
+  readonly keep = new SuiteKeep();
 
   constructor(private readonly env: RunnerEnv) {}
 
@@ -72,17 +85,30 @@ export class SharedLoads {
     return this.lens;
   }
 
-  outputSchema(flavour: Flavour, agentId: string): Promise<{ schema: JsonSchema } | { error: string }> {
+  private agentSchemas(flavour: Flavour, agentId: string): Promise<{ schemas: AgentSchemas } | { error: string }> {
     const key = `${flavour} ${agentId}`;
     let p = this.schemas.get(key);
     if (!p) {
       p = fetchAgentSchemas(this.env.connection, flavour, agentId).then(
-        (s) => (typeof s?.output_schema === 'object' && s.output_schema !== null ? { schema: s.output_schema } : { error: 'the agent publishes no output_schema' }),
+        (schemas) => ({ schemas }),
         (err: unknown) => ({ error: err instanceof Error ? err.message : String(err) }),
       );
       this.schemas.set(key, p);
     }
     return p;
+  }
+
+  async outputSchema(flavour: Flavour, agentId: string): Promise<{ schema: JsonSchema } | { error: string }> {
+    const s = await this.agentSchemas(flavour, agentId);
+    if ('error' in s) return s;
+    return typeof s.schemas?.output_schema === 'object' && s.schemas.output_schema !== null ? { schema: s.schemas.output_schema } : { error: 'the agent publishes no output_schema' };
+  }
+
+  /** The agent's input schema, which types a row's cells. */
+  async inputSchema(flavour: Flavour, agentId: string): Promise<{ schema: JsonSchema } | { error: string }> {
+    const s = await this.agentSchemas(flavour, agentId);
+    if ('error' in s) return s;
+    return typeof s.schemas?.input_schema === 'object' && s.schemas.input_schema !== null ? { schema: s.schemas.input_schema } : { error: 'the agent publishes no input_schema' };
   }
 }
 
@@ -142,6 +168,8 @@ interface Ran {
   rawBody?: string;
   decisions: PolicyDecision[];
   stoppedBySuite: boolean;
+  /** The case's deadline, when it passed before the run ended. */
+  pastDeadlineMs?: number;
 }
 
 /**
@@ -168,6 +196,14 @@ export async function runOnce(request: RunRequest, env: RunnerEnv, stops: StopFa
   const abort = new AbortController();
   const stopListening = stops.on(() => abort.abort({ kind: 'user' } satisfies StopReason));
   const deadline = request.mode === 'wait' && request.timeoutMs ? setTimeout(() => abort.abort({ kind: 'timeout', ms: request.timeoutMs! } satisfies StopReason), request.timeoutMs) : undefined;
+  // The case's deadline, for a stream or a wait (a durable run is followed until env.durableDeadlineMs, which runItem sets to it).
+  const caseMs = env.caseDeadlineMs ?? DEFAULT_CASE_DEADLINE_MS;
+  let pastDeadlineMs: number | undefined;
+  const caseDeadline = request.mode === 'durable' ? undefined : setTimeout(() => {
+    pastDeadlineMs = caseMs;
+    abort.abort({ kind: 'timeout', ms: caseMs } satisfies StopReason);
+  }, caseMs);
+  if (env.keep) record.log?.keepAtMost(env.keep.limitFor());
   const ctx: SendContext = { record, connection: env.connection as Connection, signal: abort.signal, dispatch, ...(env.reader && { reader: env.reader }) };
   const decisions: PolicyDecision[] = [];
   let rawBody: string | undefined;
@@ -183,9 +219,12 @@ export async function runOnce(request: RunRequest, env: RunnerEnv, stops: StopFa
     }
   } finally {
     clearTimeout(deadline);
+    clearTimeout(caseDeadline);
     stopListening();
   }
-  return { record, rawBody, decisions, stoppedBySuite: signal.aborted && !isTerminalOutcome(record) };
+  if (record.state.readError?.title === 'Deadline') pastDeadlineMs = caseMs;
+  const stoppedBySuite = signal.aborted && !isTerminalOutcome(record);
+  return { record, rawBody, decisions, stoppedBySuite, ...(!stoppedBySuite && pastDeadlineMs !== undefined && { pastDeadlineMs }) };
 
   function observed(answer: ApiResponse<DurableRunAnswer>): void {
     const at = Date.now();
@@ -270,22 +309,57 @@ function unfinished(entry: HistoryEntry, record: RunRecord): HistoryEntry {
   return { ...entry, problem: why, note: why };
 }
 
-/** Runs one item of a suite and judges it. */
+/** A case with no assertion still asks its run to end well: one refused, or failed, is no pass. */
+const IMPLICIT: Assertion[] = [{ kind: 'outcome', expect: 'success' }];
+
+/**
+ * The request of an item: a row's CSV cells typed by the agent's input schema (read once per
+ * agent and API), or, when it cannot be read, like the saved values, which the result says.
+ */
+async function requestOf(item: SuiteItem, env: RunnerEnv, shared: SharedLoads, notes: string[]): Promise<RunRequest> {
+  const plain = caseRequest(item.case, item.row, env.overrides);
+  if (item.case.input === undefined || !hasTextCells(item.row)) return plain;
+  const schema = await shared.inputSchema(plain.flavour, plain.agentId);
+  if ('schema' in schema) return caseRequest(item.case, item.row, env.overrides, schema.schema);
+  notes.push(`The agent’s input schema could not be read (${schema.error}): the row’s cells were typed like the saved input’s values, and a cell of a field saved empty was sent as text.`);
+  return plain;
+}
+
+/** The verdicts of a case's patterns, each judged apart within its budget; none when no judge is given. */
+async function patternVerdicts(assertions: readonly Assertion[], answer: string, judge: PatternJudge | undefined): Promise<Map<string, PatternVerdict> | undefined> {
+  if (!judge) return undefined;
+  const patterns = [...new Set(assertions.flatMap((a) => (a.kind === 'answer-matches' ? [a.pattern] : [])))];
+  if (!patterns.length) return undefined;
+  return new Map(await Promise.all(patterns.map(async (p) => [p, await judge.match(p, answer)] as const)));
+}
+
+/** Runs one item of a suite and judges it. Nothing of the result holds the connection's token, whatever the server echoed. */
 export async function runItem(item: SuiteItem, env: RunnerEnv, stops: StopFan, shared = new SharedLoads(env)): Promise<CaseResult> {
-  const request = caseRequest(item.case, item.row, env.overrides);
-  const ran = await runOnce(request, env, stops, item.case.policy);
-  const entry = unfinished(historyEntryOf(ran.record), ran.record);
+  const notes: string[] = [];
+  const request = await requestOf(item, env, shared, notes);
+  const deadlineMs = item.case.deadlineMs ?? env.caseDeadlineMs ?? DEFAULT_CASE_DEADLINE_MS;
+  const ran = await runOnce(request, { ...env, caseDeadlineMs: deadlineMs, durableDeadlineMs: deadlineMs, keep: shared.keep }, stops, item.case.policy);
+  const ended = unfinished(historyEntryOf(ran.record), ran.record);
+  const judgedEntry = ran.pastDeadlineMs === undefined ? ended : pastDeadline(ended, ran.pastDeadlineMs);
   const details = detailsOf(ran.record);
-  const assertions = assertionsFor(item.case.assertions, item.row);
+  const assertions = assertionsFor(item.case.assertions.length ? item.case.assertions : IMPLICIT, item.row);
+  const observation = observationOf(judgedEntry, details, ran.rawBody);
   const ctx: JudgeContext = {};
   if (assertions.some((a) => a.kind === 'spec-lens')) {
     const lens = await shared.loadLens();
     if (lens) ctx.lens = lens;
   }
   if (assertions.some((a) => a.kind === 'answer-schema' && !a.schema)) ctx.outputSchema = await shared.outputSchema(request.flavour, request.agentId);
-  const results = judgeAll(assertions, observationOf(entry, details, ran.rawBody), ctx);
+  // A stopped case is not judged: its patterns are not worth a worker's budget while the suite stops.
+  const patterns = ran.stoppedBySuite ? undefined : await patternVerdicts(assertions, observation.answer, env.patterns);
+  if (patterns) ctx.patterns = patterns;
+  const results = judgeAll(assertions, observation, ctx);
+  if (ran.pastDeadlineMs !== undefined) results.push(deadlineResult(ran.pastDeadlineMs, judgedEntry));
   const verdict: Verdict = ran.stoppedBySuite ? 'stopped' : results.every((r) => r.pass) ? 'passed' : 'failed';
-  return {
+  const dropped = droppedNote(ran.record.log);
+  if (dropped) notes.push(dropped);
+  const entry = shared.keep.keepAnswer(judgedEntry, notes);
+  const result: CaseResult = {
     key: item.key,
     caseId: item.case.id,
     name: itemName(item),
@@ -295,7 +369,9 @@ export async function runItem(item: SuiteItem, env: RunnerEnv, stops: StopFan, s
     entry,
     details,
     ...(ran.decisions.length && { decisions: ran.decisions }),
+    ...(notes.length && { notes }),
   };
+  return redactDeep(result, secretsOf(env.connection.token));
 }
 
 export interface SuiteRunOptions {
