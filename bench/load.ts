@@ -49,7 +49,8 @@
  * that phase), BENCH_BARE (default 1, 0 skips the bare baseline), BENCH_FIREHOSE_SHARE (default 0.2),
  * BENCH_FIREHOSE_EVENTS (default 25000), BENCH_BIG_EVENTS (default 1000000),
  * BENCH_IDLE_S (default 3), BENCH_WAIT_RUNS (default 4), BENCH_HOSTILE (default 1, 0 skips
- * that phase), BENCH_SERVICE_NODE_ARGS (extra node flags for the service child, e.g.
+ * that phase), BENCH_SUITE_HOSTILE (the suite CLI against hostile streams, bench/suite-hostile.ts:
+ * default 1, 0 skips it, `only` runs it alone), BENCH_SERVICE_NODE_ARGS (extra node flags for the service child, e.g.
  * `--cpu-prof`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -62,6 +63,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createParser } from 'eventsource-parser';
 import type { Message } from '../src/contract/agents.ts';
 import { hostileBodies, pausedDurableRun, type HostileBody } from '../src/service/test-support/hostile-bodies.ts';
+import { suiteHostilePhase } from './suite-hostile.ts';
 
 const HOST = '127.0.0.1';
 const SCHEMA_PATH = '/rest/api/index/custom-metadata/schema/sales';
@@ -75,6 +77,7 @@ const BIG_EVENTS = Number(process.env.BENCH_BIG_EVENTS ?? 1_000_000);
 const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 3);
 const WAIT_RUNS = Number(process.env.BENCH_WAIT_RUNS ?? 4);
 const HOSTILE = process.env.BENCH_HOSTILE !== '0';
+const SUITE_HOSTILE = process.env.BENCH_SUITE_HOSTILE ?? '1';
 const BARE_BASELINE = process.env.BENCH_BARE !== '0';
 /**
  * The bare server ends a slow stream after this many events (4 s of the storyteller's pace):
@@ -583,6 +586,7 @@ async function readElsewhere(child: ChildProcess, jobs: StreamJob[], port?: numb
 }
 
 async function main(): Promise<void> {
+  if (SUITE_HOSTILE === 'only') return console.log(`\n${table([['target', 'figure', 'verdict'], ...(await suiteHostilePhase())])}`);
   const watchdog = setTimeout(() => {
     console.error(`\nBROKEN: the bench did not finish within ${WHOLE_RUN_TIMEOUT_MS / 1000} s.`);
     killChildren();
@@ -803,6 +807,7 @@ async function main(): Promise<void> {
         : ''),
   );
 
+  const suiteHostileRows = SUITE_HOSTILE === '0' ? [] : await suiteHostilePhase();
   const verdict = (ok: boolean) => (ok ? 'PASS' : 'MISS');
   console.log(
     '\n' +
@@ -833,6 +838,7 @@ async function main(): Promise<void> {
               ];
             })()
           : []),
+        ...suiteHostileRows,
       ]),
   );
 }
