@@ -155,3 +155,10 @@ export class PatternPool implements PatternJudge {
 }
 
 const stopped: PatternVerdict = { ok: false, why: 'not judged: the suite was stopped first' };
+
+/** The verdicts of a case's patterns (its answer-matches), each judged apart within its budget; none when no judge is given. */
+export async function judgePatterns(sources: readonly string[], answer: string, judge: PatternJudge | undefined): Promise<Map<string, PatternVerdict> | undefined> {
+  const patterns = [...new Set(sources)];
+  if (!judge || !patterns.length) return undefined;
+  return new Map(await Promise.all(patterns.map(async (p) => [p, await judge.match(p, answer)] as const)));
+}

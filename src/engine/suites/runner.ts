@@ -9,28 +9,28 @@
  * Suite runs never enter History: a thousand cases would push out everything a user kept.
  */
 
-import type { AgentSchemas, JsonSchema } from '../../contract/agents';
 import { platformCancellationsPath, platformResponsesPath, platformRunPath } from '../../contract/run-paths';
 import type { DurableRunAnswer } from '../../contract/durable-runs';
 import { apiRequest, ApiError, type ApiResponse } from '../../lib/api-client';
 import type { Connection } from '../../lib/connection';
 import type { EventReader } from '../../lib/sse';
-import { fetchAgentSchemas } from '../../lib/agents/agent-schemas';
 import { redactDeep, secretsOf } from '../../lib/redact';
 import { nextPollMs } from '../durable-follow';
 import type { HistoryDetails, HistoryEntry } from '../history-entry';
 import type { Schedule } from '../render-throttle';
 import { initialRunState, isFollowed, isTerminal, runReducer, type RunAction } from '../run-machine';
 import { detailsOf, historyEntryOf, metaOf, type RunRecord, type RunTarget } from '../run-record';
-import type { Flavour, RunRequest } from '../run-request';
+import type { RunRequest } from '../run-request';
 import { sendDurable, sendStream, sendWait, type SendContext, type StopReason } from '../run-senders';
 import { StreamLog } from '../stream-log';
 import { judgeAll, observationOf, type AssertionResult, type JudgeContext, type LensChecker } from './assertions';
-import { deadlineResult, DEFAULT_CASE_DEADLINE_MS, droppedNote, pastDeadline, SuiteKeep } from './case-limits';
-import type { PatternJudge, PatternVerdict } from './pattern-judge';
+import { deadlineResult, DEFAULT_CASE_DEADLINE_MS, droppedNote, pastDeadline, type SuiteKeep } from './case-limits';
+import { judgePatterns, type PatternJudge } from './pattern-judge';
 import { decide, type PolicyDecision } from './policy';
-import { hasTextCells } from './row-input';
-import { assertionsFor, caseRequest, itemName, type Assertion, type Row, type RunOverrides, type SuiteItem } from './suite';
+import { itemRequest, SharedLoads } from './shared-loads';
+import { assertionsFor, itemName, type Assertion, type Row, type RunOverrides, type SuiteItem } from './suite';
+
+export { SharedLoads } from './shared-loads';
 
 export type Verdict = 'passed' | 'failed' | 'stopped';
 
@@ -70,46 +70,6 @@ export interface RunnerEnv {
   patterns?: PatternJudge;
   /** What the suite run may still keep of streams (runItem gives the suite's); none: a log keeps everything. */
   keep?: SuiteKeep;
-}
-
-/** What a suite run loads once and every case shares: the spec lens, each agent's schemas, what is left to keep. */
-export class SharedLoads {
-  private lens?: Promise<LensChecker | undefined>;
-  private readonly schemas = new Map<string, Promise<{ schemas: AgentSchemas } | { error: string }>>();
-  readonly keep = new SuiteKeep();
-
-  constructor(private readonly env: RunnerEnv) {}
-
-  loadLens(): Promise<LensChecker | undefined> {
-    this.lens ??= (this.env.loadLens?.() ?? Promise.resolve(undefined)).catch(() => undefined);
-    return this.lens;
-  }
-
-  private agentSchemas(flavour: Flavour, agentId: string): Promise<{ schemas: AgentSchemas } | { error: string }> {
-    const key = `${flavour} ${agentId}`;
-    let p = this.schemas.get(key);
-    if (!p) {
-      p = fetchAgentSchemas(this.env.connection, flavour, agentId).then(
-        (schemas) => ({ schemas }),
-        (err: unknown) => ({ error: err instanceof Error ? err.message : String(err) }),
-      );
-      this.schemas.set(key, p);
-    }
-    return p;
-  }
-
-  async outputSchema(flavour: Flavour, agentId: string): Promise<{ schema: JsonSchema } | { error: string }> {
-    const s = await this.agentSchemas(flavour, agentId);
-    if ('error' in s) return s;
-    return typeof s.schemas?.output_schema === 'object' && s.schemas.output_schema !== null ? { schema: s.schemas.output_schema } : { error: 'the agent publishes no output_schema' };
-  }
-
-  /** The agent's input schema, which types a row's cells. */
-  async inputSchema(flavour: Flavour, agentId: string): Promise<{ schema: JsonSchema } | { error: string }> {
-    const s = await this.agentSchemas(flavour, agentId);
-    if ('error' in s) return s;
-    return typeof s.schemas?.input_schema === 'object' && s.schemas.input_schema !== null ? { schema: s.schemas.input_schema } : { error: 'the agent publishes no input_schema' };
-  }
 }
 
 const noFrames: Schedule = () => undefined;
@@ -312,31 +272,10 @@ function unfinished(entry: HistoryEntry, record: RunRecord): HistoryEntry {
 /** A case with no assertion still asks its run to end well: one refused, or failed, is no pass. */
 const IMPLICIT: Assertion[] = [{ kind: 'outcome', expect: 'success' }];
 
-/**
- * The request of an item: a row's CSV cells typed by the agent's input schema (read once per
- * agent and API), or, when it cannot be read, like the saved values, which the result says.
- */
-async function requestOf(item: SuiteItem, env: RunnerEnv, shared: SharedLoads, notes: string[]): Promise<RunRequest> {
-  const plain = caseRequest(item.case, item.row, env.overrides);
-  if (item.case.input === undefined || !hasTextCells(item.row)) return plain;
-  const schema = await shared.inputSchema(plain.flavour, plain.agentId);
-  if ('schema' in schema) return caseRequest(item.case, item.row, env.overrides, schema.schema);
-  notes.push(`The agent’s input schema could not be read (${schema.error}): the row’s cells were typed like the saved input’s values, and a cell of a field saved empty was sent as text.`);
-  return plain;
-}
-
-/** The verdicts of a case's patterns, each judged apart within its budget; none when no judge is given. */
-async function patternVerdicts(assertions: readonly Assertion[], answer: string, judge: PatternJudge | undefined): Promise<Map<string, PatternVerdict> | undefined> {
-  if (!judge) return undefined;
-  const patterns = [...new Set(assertions.flatMap((a) => (a.kind === 'answer-matches' ? [a.pattern] : [])))];
-  if (!patterns.length) return undefined;
-  return new Map(await Promise.all(patterns.map(async (p) => [p, await judge.match(p, answer)] as const)));
-}
-
 /** Runs one item of a suite and judges it. Nothing of the result holds the connection's token, whatever the server echoed. */
 export async function runItem(item: SuiteItem, env: RunnerEnv, stops: StopFan, shared = new SharedLoads(env)): Promise<CaseResult> {
   const notes: string[] = [];
-  const request = await requestOf(item, env, shared, notes);
+  const request = await itemRequest(item, env.overrides, shared, notes);
   const deadlineMs = item.case.deadlineMs ?? env.caseDeadlineMs ?? DEFAULT_CASE_DEADLINE_MS;
   const ran = await runOnce(request, { ...env, caseDeadlineMs: deadlineMs, durableDeadlineMs: deadlineMs, keep: shared.keep }, stops, item.case.policy);
   const ended = unfinished(historyEntryOf(ran.record), ran.record);
@@ -351,7 +290,7 @@ export async function runItem(item: SuiteItem, env: RunnerEnv, stops: StopFan, s
   }
   if (assertions.some((a) => a.kind === 'answer-schema' && !a.schema)) ctx.outputSchema = await shared.outputSchema(request.flavour, request.agentId);
   // A stopped case is not judged: its patterns are not worth a worker's budget while the suite stops.
-  const patterns = ran.stoppedBySuite ? undefined : await patternVerdicts(assertions, observation.answer, env.patterns);
+  const patterns = ran.stoppedBySuite ? undefined : await judgePatterns(assertions.flatMap((a) => (a.kind === 'answer-matches' ? [a.pattern] : [])), observation.answer, env.patterns);
   if (patterns) ctx.patterns = patterns;
   const results = judgeAll(assertions, observation, ctx);
   if (ran.pastDeadlineMs !== undefined) results.push(deadlineResult(ran.pastDeadlineMs, judgedEntry));
