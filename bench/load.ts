@@ -56,7 +56,9 @@
  * BENCH_FIREHOSE_EVENTS (default 25000), BENCH_BIG_EVENTS (default 1000000),
  * BENCH_IDLE_S (default 3), BENCH_WAIT_RUNS (default 4), BENCH_HOSTILE (default 1, 0 skips
  * that phase), BENCH_FAULTS (default 1, 0 skips that phase, `only` runs it alone: about 45 s),
- * BENCH_FAULTS_S (default 30, the hostile clients' window), BENCH_SERVICE_NODE_ARGS (extra node flags for the service child, e.g.
+ * BENCH_FAULTS_S (default 30, the hostile clients' window), BENCH_SUITE_HOSTILE (the suite CLI
+ * against hostile streams, bench/suite-hostile.ts: default 1, 0 skips it, `only` runs it alone),
+ * BENCH_SERVICE_NODE_ARGS (extra node flags for the service child, e.g.
  * `--cpu-prof`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -70,6 +72,7 @@ import { createParser } from 'eventsource-parser';
 import type { Message } from '../src/contract/agents.ts';
 import { hostileBodies, pausedDurableRun, type HostileBody } from '../src/service/test-support/hostile-bodies.ts';
 import { describeFaultsPhase, FAULT_EVENTS, FAULT_WAITS, FAULT_WINDOW_S, faultsTargetRows, hostileFaultsPhase, NO_TOKEN_REQUESTS, type FaultsPhaseResult } from './hostile-faults.ts';
+import { suiteHostilePhase } from './suite-hostile.ts';
 
 const HOST = '127.0.0.1';
 const SCHEMA_PATH = '/rest/api/index/custom-metadata/schema/sales';
@@ -85,6 +88,7 @@ const WAIT_RUNS = Number(process.env.BENCH_WAIT_RUNS ?? 4);
 const HOSTILE = process.env.BENCH_HOSTILE !== '0';
 const FAULTS = process.env.BENCH_FAULTS !== '0';
 const FAULTS_ONLY = process.env.BENCH_FAULTS === 'only';
+const SUITE_HOSTILE = process.env.BENCH_SUITE_HOSTILE ?? '1';
 const BARE_BASELINE = process.env.BENCH_BARE !== '0';
 /**
  * The bare server ends a slow stream after this many events (4 s of the storyteller's pace):
@@ -600,6 +604,7 @@ async function readElsewhere(child: ChildProcess, jobs: StreamJob[], port?: numb
 }
 
 async function main(): Promise<void> {
+  if (SUITE_HOSTILE === 'only') return console.log(`\n${table([['target', 'figure', 'verdict'], ...(await suiteHostilePhase())])}`);
   const watchdog = setTimeout(() => {
     console.error(`\nBROKEN: the bench did not finish within ${WHOLE_RUN_TIMEOUT_MS / 1000} s.`);
     killChildren();
@@ -836,6 +841,7 @@ async function main(): Promise<void> {
         : ''),
   );
 
+  const suiteHostileRows = SUITE_HOSTILE === '0' ? [] : await suiteHostilePhase();
   const verdict = (ok: boolean) => (ok ? 'PASS' : 'MISS');
   console.log(
     '\n' +
@@ -867,6 +873,7 @@ async function main(): Promise<void> {
             })()
           : []),
         ...(faults ? faultsTargetRows(faults) : []),
+        ...suiteHostileRows,
       ]),
   );
 }

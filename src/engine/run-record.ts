@@ -93,7 +93,7 @@ export function metricsOf(record: RunRecord): RunMetrics {
   // A refused run's size is its refusal's body: the one answer it got (a refused stream's log is empty).
   const refused = record.state.refusal?.meta?.rawBody;
   if (refused !== undefined) return { durationMs, eventCount: 0, bytes: utf8Bytes(refused) };
-  if (record.log) return { durationMs, eventCount: record.log.events.length, bytes: record.log.bytes, firstEventMs: record.log.firstEventMs };
+  if (record.log) return { durationMs, eventCount: record.log.eventCount, bytes: record.log.bytes, firstEventMs: record.log.firstEventMs };
   if (record.summary) return { durationMs, eventCount: record.summary.eventCount, bytes: record.summary.bytes, firstEventMs: record.summary.firstEventMs };
   // A refused run's size is its refusal's body: the one answer it got.
   const body = record.answer?.rawBody ?? record.state.durable?.meta?.rawBody ?? record.state.refusal?.meta?.rawBody ?? '';
@@ -103,7 +103,7 @@ export function metricsOf(record: RunRecord): RunMetrics {
 /** The stream's counts, kept when its log is let go. */
 export function summaryOf(log: StreamLog): StreamSummary {
   return {
-    eventCount: log.events.length,
+    eventCount: log.eventCount,
     bytes: log.bytes,
     firstEventMs: log.firstEventMs,
     ...(log.answerMessages && { answerMessages: log.answerMessages, answerTruncated: log.answerTruncated }),
@@ -143,7 +143,7 @@ const entries = new WeakMap<RunRecord, { events: number; bytes: number; entry: H
  * join a 100,000-message transcript again each time.
  */
 export function historyEntryOf(record: RunRecord): HistoryEntry {
-  const events = record.log?.events.length ?? 0;
+  const events = record.log?.eventCount ?? 0;
   const bytes = record.log?.bytes ?? 0;
   const cached = entries.get(record);
   if (cached && cached.events === events && cached.bytes === bytes) return cached.entry;

@@ -79,9 +79,9 @@ it('a durable case past its deadline is cancelled at the service, so it holds no
   const s = await service({ memory: true, rateLimitPerMinute: 0, maxDurableRunsPerToken: 1 });
   // No policy decision is ever accepted: the run waits for approval past the case's deadline.
   const proxy = await proxied(s.url, [{ match: isResponses, times: Infinity, refuse: { status: 409 } }]);
-  const [result] = await runSuite(itemsOf([tripCase('stuck')]), { ...envOf(proxy.url), durableDeadlineMs: 1_500 });
+  const [result] = await runSuite(itemsOf([tripCase('stuck')]), { ...envOf(proxy.url), caseDeadlineMs: 1_500 });
   expect(result!.verdict).toBe('failed');
-  expect(result!.entry.problem).toMatch(/after 2 s; the suite stopped following it and asked the service to cancel it/);
+  expect(result!.entry.problem).toMatch(/deadline \(1,500 ms\) passed before its run ended: the suite stopped following it and asked the service to cancel it/);
   expect(proxy.seen.some((r) => r.method === 'POST' && r.path.endsWith('/cancellations'))).toBe(true);
   // The token's one durable slot is free again: a new durable run is accepted.
   const [next] = await runSuite(itemsOf([tripCase('after')]), envOf(s.url));

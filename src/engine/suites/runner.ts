@@ -1,29 +1,33 @@
 /**
- * Runs a suite: each case (or row) is one run sent through the console's own senders
- * (run-senders: the one POST of each kind), its state changed only by the run state machine's
- * reducer, a durable run followed by reading it and its approvals answered by the case's
- * policy; then judged by the assertions. The page's Suites view and `npm run suite` both run
- * suites here; they differ only in what they give it (the page's stream reader or Node's, how
- * results are kept and shown).
+ * Runs a suite: each case (or row) is one run in the engine's RunSession (the one POST of each
+ * kind, its state changed only by the run state machine's reducer, every request paced by the
+ * suite's one Pacer: 429, 503 and Retry-After kept to), a durable run followed and its approvals
+ * answered by the case's policy, every case within its deadline; then judged by the assertions.
+ * The page's Suites view and `npm run suite` both run suites here; they differ only in what they
+ * give it (the page's stream reader or Node's, how results are kept and shown).
  *
  * Suite runs never enter History: a thousand cases would push out everything a user kept.
  */
 
-import type { JsonSchema } from '../../contract/agents';
 import type { Connection } from '../../lib/connection';
 import type { EventReader } from '../../lib/sse';
-import { fetchAgentSchemas } from '../../lib/agents/agent-schemas';
+import { redactDeep, secretsOf } from '../../lib/redact';
 import type { HistoryDetails, HistoryEntry } from '../history-entry';
-import type { Schedule } from '../render-throttle';
 import { Pacer } from '../pacing';
+import type { Schedule } from '../render-throttle';
 import { isTerminal } from '../run-machine';
 import { detailsOf, historyEntryOf, type RunRecord, type RunTarget } from '../run-record';
-import type { Flavour, RunRequest } from '../run-request';
+import type { RunRequest } from '../run-request';
 import type { StopReason } from '../run-senders';
 import { newRunRecord, RunSession } from '../session';
 import { judgeAll, observationOf, type AssertionResult, type JudgeContext, type LensChecker } from './assertions';
+import { deadlineResult, DEFAULT_CASE_DEADLINE_MS, droppedNote, pastDeadline, type SuiteKeep } from './case-limits';
+import { judgePatterns, type PatternJudge } from './pattern-judge';
 import { decide, type PolicyDecision } from './policy';
-import { assertionsFor, caseRequest, itemName, type Row, type RunOverrides, type SuiteItem } from './suite';
+import { itemRequest, SharedLoads } from './shared-loads';
+import { assertionsFor, itemName, type Assertion, type Row, type RunOverrides, type SuiteItem } from './suite';
+
+export { SharedLoads } from './shared-loads';
 
 export type Verdict = 'passed' | 'failed' | 'stopped';
 
@@ -40,6 +44,8 @@ export interface CaseResult {
   details: HistoryDetails;
   /** A durable run's approvals, as the policy answered them. */
   decisions?: PolicyDecision[];
+  /** What the result should say besides its assertions: what was not kept, how a row's cells were typed. */
+  notes?: string[];
 }
 
 export interface RunnerEnv {
@@ -55,34 +61,14 @@ export interface RunnerEnv {
   schedule?: Schedule;
   /** How long a durable case is followed before it counts as failed (default 5 minutes). */
   durableDeadlineMs?: number;
+  /** How long a case may run when it names no deadline of its own (`--case-timeout-ms`; default DEFAULT_CASE_DEADLINE_MS). */
+  caseDeadlineMs?: number;
+  /** Judges `answer-matches` off this thread, within a budget (a Worker in the page, worker_threads in Node); without it, here. */
+  patterns?: PatternJudge;
+  /** What the suite run may still keep of streams (runItem gives the suite's); none: a log keeps everything. */
+  keep?: SuiteKeep;
   /** Paces every request of the suite to its connection (one per suite run: runSuite makes it). */
   pacer?: Pacer;
-}
-
-/** What a suite run loads once and every case shares: the spec lens, each agent's output schema. */
-export class SharedLoads {
-  private lens?: Promise<LensChecker | undefined>;
-  private readonly schemas = new Map<string, Promise<{ schema: JsonSchema } | { error: string }>>();
-
-  constructor(private readonly env: RunnerEnv) {}
-
-  loadLens(): Promise<LensChecker | undefined> {
-    this.lens ??= (this.env.loadLens?.() ?? Promise.resolve(undefined)).catch(() => undefined);
-    return this.lens;
-  }
-
-  outputSchema(flavour: Flavour, agentId: string): Promise<{ schema: JsonSchema } | { error: string }> {
-    const key = `${flavour} ${agentId}`;
-    let p = this.schemas.get(key);
-    if (!p) {
-      p = fetchAgentSchemas(this.env.connection, flavour, agentId).then(
-        (s) => (typeof s?.output_schema === 'object' && s.output_schema !== null ? { schema: s.output_schema } : { error: 'the agent publishes no output_schema' }),
-        (err: unknown) => ({ error: err instanceof Error ? err.message : String(err) }),
-      );
-      this.schemas.set(key, p);
-    }
-    return p;
-  }
 }
 
 const noFrames: Schedule = () => undefined;
@@ -118,43 +104,52 @@ interface Ran {
   rawBody?: string;
   decisions: PolicyDecision[];
   stoppedBySuite: boolean;
-  /** Why the suite gave up on the run before its end (its deadline), in words. */
-  gaveUp?: string;
+  /** The case's deadline, when it passed before the run ended. */
+  pastDeadlineMs?: number;
 }
-
-/** How long a durable case is followed before it counts as failed (and its run is cancelled). */
-export const DURABLE_DEADLINE_MS = 300_000;
 
 /**
  * One run of a request, to its end, in one RunSession: the one POST (sent again only when the
  * service refused it for now), then (durable) following it and answering its approvals by the
- * policy, until it ends, the suite stops or the deadline passes (the run is then asked to cancel,
- * so nothing is left running at the service).
+ * policy, until it ends, the suite stops or the case's deadline passes (a durable run is then
+ * asked to cancel, so nothing is left running at the service).
  */
 export async function runOnce(request: RunRequest, env: RunnerEnv, stops: StopFan, policy?: SuiteItem['case']['policy']): Promise<Ran> {
   const pacer = env.pacer ?? new Pacer();
   const record = newRunRecord(request, env.target, { idPrefix: 'suite_run', schedule: env.schedule ?? noFrames });
+  if (env.keep) record.log?.keepAtMost(env.keep.limitFor());
   const session = new RunSession(record, { connection: env.connection, pacer, resendRefused: true, ...(env.reader && { reader: env.reader }) });
   // The run's own controller: the suite's Stop aborts it; a wait's timeout too, saying why.
   const abort = new AbortController();
   const stopListening = stops.on(() => abort.abort({ kind: 'user' } satisfies StopReason));
   const deadline = request.mode === 'wait' && request.timeoutMs ? setTimeout(() => abort.abort({ kind: 'timeout', ms: request.timeoutMs! } satisfies StopReason), request.timeoutMs) : undefined;
+  // The case's deadline, for a stream or a wait (a durable run is followed until env.durableDeadlineMs, which runItem sets to it).
+  const caseMs = env.caseDeadlineMs ?? DEFAULT_CASE_DEADLINE_MS;
+  let pastDeadlineMs: number | undefined;
+  const caseDeadline =
+    request.mode === 'durable'
+      ? undefined
+      : setTimeout(() => {
+          pastDeadlineMs = caseMs;
+          abort.abort({ kind: 'timeout', ms: caseMs } satisfies StopReason);
+        }, caseMs);
   const decisions: PolicyDecision[] = [];
-  let gaveUp: string | undefined;
   try {
     await session.send(abort.signal);
     if (request.mode === 'durable') await follow();
   } finally {
     clearTimeout(deadline);
+    clearTimeout(caseDeadline);
     stopListening();
   }
   const ended = session.record;
   const rawBody = request.mode === 'wait' ? ended.answer?.rawBody : request.mode === 'durable' ? ended.state.durable?.meta?.rawBody : undefined;
-  return { record: ended, rawBody, decisions, stoppedBySuite: stops.signal.aborted && !isTerminalOutcome(ended), ...(gaveUp && { gaveUp }) };
+  const stoppedBySuite = stops.signal.aborted && !isTerminalOutcome(ended);
+  return { record: ended, rawBody, decisions, stoppedBySuite, ...(!stoppedBySuite && pastDeadlineMs !== undefined && { pastDeadlineMs }) };
 
   async function follow(): Promise<void> {
     if (!session.record.runId) return;
-    const deadlineMs = env.durableDeadlineMs ?? DURABLE_DEADLINE_MS;
+    const deadlineMs = env.durableDeadlineMs ?? DEFAULT_CASE_DEADLINE_MS;
     const end = await session.follow({
       signal: stops.signal,
       until: Date.now() + deadlineMs,
@@ -170,7 +165,7 @@ export async function runOnce(request: RunRequest, env: RunnerEnv, stops: StopFa
         return true;
       },
     });
-    if (end === 'deadline') gaveUp = `The run was still ${session.record.state.status} after ${Math.round(deadlineMs / 1000)} s; the suite stopped following it and asked the service to cancel it.`;
+    if (end === 'deadline') pastDeadlineMs = deadlineMs;
     // A suite stopped, or a case past its deadline, leaves nothing running at the service: the run is asked to cancel (once, whatever it answers).
     if (end === 'stopped' || end === 'deadline') await session.cancel().catch(() => undefined);
   }
@@ -182,27 +177,42 @@ function isTerminalOutcome(record: RunRecord): boolean {
 }
 
 /** The result of a run that ended without an outcome the assertions can judge: why, as an entry says it. */
-function unfinished(entry: HistoryEntry, ran: Ran): HistoryEntry {
-  const why = ran.gaveUp ?? (isTerminal(ran.record.state.status) ? undefined : ran.record.state.readError?.detail);
-  return why ? { ...entry, problem: why, note: why } : entry;
+function unfinished(entry: HistoryEntry, record: RunRecord): HistoryEntry {
+  const why = record.state.readError?.detail;
+  if (isTerminal(record.state.status) || !why) return entry;
+  return { ...entry, problem: why, note: why };
 }
 
-/** Runs one item of a suite and judges it. */
+/** A case with no assertion still asks its run to end well: one refused, or failed, is no pass. */
+const IMPLICIT: Assertion[] = [{ kind: 'outcome', expect: 'success' }];
+
+/** Runs one item of a suite and judges it. Nothing of the result holds the connection's token, whatever the server echoed. */
 export async function runItem(item: SuiteItem, env: RunnerEnv, stops: StopFan, shared = new SharedLoads(env)): Promise<CaseResult> {
-  const request = caseRequest(item.case, item.row, env.overrides);
-  const ran = await runOnce(request, env, stops, item.case.policy);
-  const entry = unfinished(historyEntryOf(ran.record), ran);
+  const notes: string[] = [];
+  const request = await itemRequest(item, env.overrides, shared, notes);
+  const deadlineMs = item.case.deadlineMs ?? env.caseDeadlineMs ?? DEFAULT_CASE_DEADLINE_MS;
+  const ran = await runOnce(request, { ...env, caseDeadlineMs: deadlineMs, durableDeadlineMs: deadlineMs, keep: shared.keep }, stops, item.case.policy);
+  const ended = unfinished(historyEntryOf(ran.record), ran.record);
+  const judgedEntry = ran.pastDeadlineMs === undefined ? ended : pastDeadline(ended, ran.pastDeadlineMs);
   const details = detailsOf(ran.record);
-  const assertions = assertionsFor(item.case.assertions, item.row);
+  const assertions = assertionsFor(item.case.assertions.length ? item.case.assertions : IMPLICIT, item.row);
+  const observation = observationOf(judgedEntry, details, ran.rawBody);
   const ctx: JudgeContext = {};
   if (assertions.some((a) => a.kind === 'spec-lens')) {
     const lens = await shared.loadLens();
     if (lens) ctx.lens = lens;
   }
   if (assertions.some((a) => a.kind === 'answer-schema' && !a.schema)) ctx.outputSchema = await shared.outputSchema(request.flavour, request.agentId);
-  const results = judgeAll(assertions, observationOf(entry, details, ran.rawBody), ctx);
+  // A stopped case is not judged: its patterns are not worth a worker's budget while the suite stops.
+  const patterns = ran.stoppedBySuite ? undefined : await judgePatterns(assertions.flatMap((a) => (a.kind === 'answer-matches' ? [a.pattern] : [])), observation.answer, env.patterns);
+  if (patterns) ctx.patterns = patterns;
+  const results = judgeAll(assertions, observation, ctx);
+  if (ran.pastDeadlineMs !== undefined) results.push(deadlineResult(ran.pastDeadlineMs, judgedEntry));
   const verdict: Verdict = ran.stoppedBySuite ? 'stopped' : results.every((r) => r.pass) ? 'passed' : 'failed';
-  return {
+  const dropped = droppedNote(ran.record.log);
+  if (dropped) notes.push(dropped);
+  const entry = shared.keep.keepAnswer(judgedEntry, notes);
+  const result: CaseResult = {
     key: item.key,
     caseId: item.case.id,
     name: itemName(item),
@@ -212,7 +222,9 @@ export async function runItem(item: SuiteItem, env: RunnerEnv, stops: StopFan, s
     entry,
     details,
     ...(ran.decisions.length && { decisions: ran.decisions }),
+    ...(notes.length && { notes }),
   };
+  return redactDeep(result, secretsOf(env.connection.token));
 }
 
 export interface SuiteRunOptions {
