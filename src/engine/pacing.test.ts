@@ -100,8 +100,10 @@ describe('Pacer', () => {
   it('stops waiting at once when the caller’s signal aborts', async () => {
     const { baseUrl } = await serve(() => ({ status: 429, headers: { 'retry-after': '30' } }));
     const controller = new AbortController();
-    const p = new Pacer().send(get(baseUrl, '/x'), { signal: controller.signal }).catch((e: unknown) => e);
-    await new Promise((r) => setTimeout(r, 100));
+    const pacer = new Pacer();
+    const p = pacer.send(get(baseUrl, '/x'), { signal: controller.signal }).catch((e: unknown) => e);
+    // Aborted while it waits out the 429's Retry-After (once the refusal came back).
+    while (pacer.retries === 0) await new Promise((r) => setTimeout(r, 5));
     const aborted = Date.now();
     controller.abort();
     expect(await p).toBeInstanceOf(PacingAborted);

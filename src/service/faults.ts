@@ -23,7 +23,7 @@ import { PROBLEM_CODES, type ProblemCode } from '../contract/problem.ts';
 import { parseSandboxFault, SANDBOX_FAULT_HEADER, type SandboxFault } from '../contract/sandbox-fault.ts';
 import { SSE_CONTENT_TYPE } from '../contract/sse.ts';
 import { familyOf, refusalBody, type Refusal } from './families.ts';
-import { nodeResponseOf, type Env } from './http.ts';
+import { nodeResponseOf, type Env, type HeldFault } from './http.ts';
 import type { RunSlots } from './runs.ts';
 import { sleepUnless } from './sse.ts';
 import { throttledBody } from './throttle.ts';
@@ -103,7 +103,7 @@ export function readFault(c: Context<Env>, rawPath: string): { fault?: SandboxFa
  * What an admitted request with a holding fault holds: one of its token's run slots, given back
  * once (`release`) when its answer has ended or its client has left.
  */
-export class FaultHold {
+export class FaultHold implements HeldFault {
   private delayed = false;
   private released = false;
   /** The answer is the status the fault asked for, not a refusal of the service's own. */
@@ -197,7 +197,7 @@ export async function withFault(c: Context<Env>, rawPath: string, next: Next): P
 }
 
 /** Gives the slot back once the answer has left (or its client has): on Node when the response closes. */
-function releaseWhenAnswered(c: Context<Env>, hold: FaultHold): void {
+function releaseWhenAnswered(c: Context<Env>, hold: HeldFault): void {
   const outgoing = nodeResponseOf(c);
   if (outgoing) {
     if (outgoing.closed) hold.release();

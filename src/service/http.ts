@@ -2,7 +2,6 @@ import type { Context } from 'hono';
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { SandboxFault } from '../contract/sandbox-fault.ts';
-import type { FaultHold } from './faults.ts';
 import { PROBLEM_CODES, problemType, type ProblemCode, type ProblemDetail, type ProblemFieldError } from '../contract/problem.ts';
 import { clip, type FieldProblem, type ProblemList } from './problem-list.ts';
 import type { TokenRecord } from './store.ts';
@@ -18,8 +17,19 @@ export interface Env {
     /** What the request's X-Sandbox-Fault asks of its answer (faults.ts). */
     fault?: SandboxFault;
     /** The run slot an admitted request with a delay-first or slow-bytes fault holds until its answer ends (faults.ts). */
-    faultHold?: FaultHold;
+    faultHold?: HeldFault;
   };
+}
+
+/** What an admitted request with a holding fault keeps until its answer ends: one run slot (faults.ts's FaultHold). */
+export interface HeldFault {
+  readonly fault: SandboxFault;
+  /** The answer is the status the fault asked for, not a refusal of the service's own. */
+  statusAnswer: boolean;
+  /** Waits delay-first, once per request, ending early when `signal` aborts. */
+  delay(signal: AbortSignal): Promise<void>;
+  /** Gives the slot back (once). */
+  release(): void;
 }
 
 export const MAX_BODY_BYTES = 1024 * 1024;

@@ -10,7 +10,6 @@
 
 import type { JsonSchema } from '../../contract/agents';
 import { EMPTY_OPTIONAL_VALUE } from '../../contract/agent-input';
-import type { Row } from './suite';
 
 type CellType = 'integer' | 'number' | 'boolean' | 'json' | 'string';
 
@@ -63,6 +62,9 @@ function typed(type: CellType | undefined, cell: string): unknown {
       return cell;
   }
 }
+
+/** A row of a case's table, cell by column (suite.ts's Row). */
+type Row = Record<string, unknown>;
 
 export interface RowInput {
   input: Record<string, unknown>;
