@@ -5,12 +5,13 @@
  */
 
 import { durableOutputText } from '../contract/durable-runs';
+import { platformRunsPath } from '../contract/run-paths';
 import { transcriptOf, type RunWaitResponse } from '../contract/agents';
 import type { ApiResponse, ResponseMeta } from '../lib/api-client';
 import type { ActiveConnection } from '../lib/connection';
 import { utf8Bytes } from '../lib/format';
 import { refusalError, storedRefusal, type HistoryDetails, type HistoryEntry } from './history-entry';
-import { isInFlight, isTerminal, type RunState, type RunStatus } from './run-machine';
+import { initialRunState, isInFlight, isTerminal, type RunState, type RunStatus } from './run-machine';
 import type { RunRequest } from './run-request';
 import type { StreamLog } from './stream-log';
 import { answerMessages, MAX_ANSWER_MESSAGES } from './thread';
@@ -223,5 +224,35 @@ export function recordOfEntry(entry: HistoryEntry): RunRecord {
     },
     historyId: entry.id,
     stored: { durationMs: entry.durationMs, transcript: entry.transcript },
+  };
+}
+
+export function targetOf(c: RunConnection): RunTarget {
+  return { profileId: c.profileId, profileLabel: c.profileLabel, mode: c.mode, target: c.target, baseUrl: c.baseUrl, fingerprint: c.fingerprint };
+}
+
+/** Whether a run was sent (or opened) with this connection: the same place and the same token, by fingerprint. */
+export function sameConnection(t: RunTarget, c: Pick<RunTarget, 'mode' | 'target' | 'fingerprint'>): boolean {
+  return t.mode === c.mode && t.target === c.target && t.fingerprint === c.fingerprint;
+}
+
+/**
+ * The record of a durable run opened by its id: what history kept of it (`entry`: its request,
+ * the states it saw, decisions included), else only its agent; reads add what follows.
+ */
+export function openedRecord(id: string, target: RunTarget, agentId: string, runId: string, entry?: HistoryEntry): RunRecord {
+  return {
+    id,
+    origin: 'opened',
+    request: entry?.request ?? { agentId, flavour: 'platform', mode: 'durable', path: platformRunsPath(agentId), body: {} },
+    target,
+    // A run opened without history starts when the service created it (set at its first read).
+    startedAt: entry?.startedAt ?? Date.now(),
+    state: entry?.transitions ? { ...initialRunState, transitions: entry.transitions } : initialRunState,
+    runId,
+    ...(entry && {
+      historyId: entry.id,
+      fromHistory: { final: isTerminal(entry.status as RunStatus), ...(entry.imported && { imported: entry.imported }) },
+    }),
   };
 }

@@ -1,31 +1,27 @@
 /**
  * The console's runs in flight, owned by the app rather than a page: leaving a page neither
- * stops, restarts nor duplicates a run, and coming back shows it as it is. Every run, whatever
- * its kind, is one RunSession (its record changes only through the state machine's reducer,
- * its requests go through its connection's Pacer), and every change is written through to
- * history, which is where pages, other panes and other tabs read it. The store holds only what
- * lives while a run is in flight or followed, one Flight per run. One run is in flight at a
- * time. A durable run is followed, with the connection it was sent (or opened) with, while
- * something watches it and the page is shown.
- *
- * Data flows one way: pages call the store; the store tells its subscribers that something
- * changed and never calls a page back. What is the page's (Web Locks, visibility, animation
- * frames, the browser database) is given to it (hooks/run-store), so the store itself is headless.
+ * stops, restarts nor duplicates a run. Every run, whatever its kind, is one RunSession (its
+ * record changed only by the state machine's reducer, its requests paced by its connection's
+ * Pacer), and every change is written through to history, where pages, panes and tabs read it.
+ * The store holds only what lives while a run is in flight or followed, one Flight per run; one
+ * run is in flight at a time. Pages call the store; the store tells its subscribers that something
+ * changed and never calls a page back. What is the page's (Web Locks, visibility, frames, the
+ * browser database) is given to it (hooks/console-run-store), so the store itself is headless.
  */
 
 import type { Decision } from '../contract/durable-runs';
-import { platformRunsPath } from '../contract/run-paths';
 import type { ConnectionIdentity } from '../lib/connection';
 import { Flight } from './flight';
+import { follow, ShownGate, type Visibility } from './run-follow';
 import type { HistoryEntry } from './history-entry';
 import { Pacer, type PacingOptions } from './pacing';
 import type { Schedule } from './render-throttle';
-import { initialRunState, isFollowed, isInFlight, isTerminal, type RunAction, type RunStatus } from './run-machine';
-import { summaryOf, type RunConnection, type RunRecord, type RunTarget } from './run-record';
+import { isFollowed, isInFlight, type RunAction } from './run-machine';
+import { openedRecord, sameConnection, summaryOf, targetOf, type RunConnection, type RunRecord } from './run-record';
 import type { RunRequest } from './run-request';
 import type { StopReason } from './run-senders';
 import { RUN_LOCK_PREFIX, RunWrites, type WriteRun } from './run-writes';
-import { newRunId, newRunRecord, RunSession, type NamedDecision } from './session';
+import { namedDecisions, newRunId, newRunRecord, RunSession } from './session';
 
 export interface RunStoreSnapshot {
   /** Runs sent from this console that it still holds, newest first. */
@@ -36,11 +32,6 @@ export interface RunStoreSnapshot {
   readonly active?: RunRecord;
   /** Durable runs this console follows that wait for a decision. */
   readonly paused: readonly RunRecord[];
-}
-
-export interface Visibility {
-  hidden(): boolean;
-  onShown(fn: () => void): void;
 }
 
 export interface RunStoreOptions {
@@ -62,14 +53,6 @@ export interface RunStoreOptions {
   schedule?: Schedule;
 }
 
-function targetOf(c: RunConnection): RunTarget {
-  return { profileId: c.profileId, profileLabel: c.profileLabel, mode: c.mode, target: c.target, baseUrl: c.baseUrl, fingerprint: c.fingerprint };
-}
-
-function sameConnection(t: RunTarget, c: ConnectionIdentity): boolean {
-  return t.mode === c.mode && t.target === c.target && t.fingerprint === c.fingerprint;
-}
-
 const noSave: WriteRun = async () => undefined;
 
 export class RunStore {
@@ -79,17 +62,15 @@ export class RunStore {
   /** One pacer per connection (by identity: where, and a fingerprint of the token, never the token). */
   private readonly pacers = new Map<string, Pacer>();
   private readonly writes: RunWrites;
-  /** Follow loops waiting for the page to be shown. */
-  private readonly shown = new Set<() => void>();
+  /** What follow loops pass before each read: the page shown. */
+  private readonly shown: ShownGate;
 
   constructor(private readonly options: RunStoreOptions = {}) {
     this.writes = new RunWrites(options.save ?? noSave, (record) => {
       this.options.onSaved?.(record);
       this.trim();
     });
-    options.visibility?.onShown(() => {
-      for (const go of [...this.shown]) go();
-    });
+    this.shown = new ShownGate(options.visibility);
   }
 
   subscribe = (listener: () => void): (() => void) => {
@@ -171,6 +152,10 @@ export class RunStore {
     return pacer;
   }
 
+  private follow(flight: Flight, readFirst: boolean): void {
+    if (this.flights.get(flight.record.id) === flight) follow(flight, readFirst, this.shown, () => this.trim());
+  }
+
   private hold(record: RunRecord, connection: RunConnection): Flight {
     const session = new RunSession(record, { connection, pacer: this.pacerOf(connection), ...(this.options.schedule && { schedule: this.options.schedule }) }, (next, previous, action) =>
       this.changed(flight, next, previous, action),
@@ -236,21 +221,7 @@ export class RunStore {
     const holder = entry && this.get(entry.id);
     const id = entry && (!holder || (holder === held && held.origin === 'opened')) ? entry.id : `opened_${newRunId()}`;
     if (held) this.drop(held.id);
-    const record: RunRecord = {
-      id,
-      origin: 'opened',
-      request: entry?.request ?? { agentId, flavour: 'platform', mode: 'durable', path: platformRunsPath(agentId), body: {} },
-      target: targetOf(connection),
-      // A run opened without history starts when the service created it (set at its first read).
-      startedAt: entry?.startedAt ?? Date.now(),
-      // The states history saw (decisions included) stay the run's; reads add what follows.
-      state: entry?.transitions ? { ...initialRunState, transitions: entry.transitions } : initialRunState,
-      runId,
-      ...(entry && {
-        historyId: entry.id,
-        fromHistory: { final: isTerminal(entry.status as RunStatus), ...(entry.imported && { imported: entry.imported }) },
-      }),
-    };
+    const record = openedRecord(id, targetOf(connection), agentId, runId, entry);
     const flight = this.hold(record, connection);
     flight.markKept();
     this.flights.set(id, flight);
@@ -276,36 +247,6 @@ export class RunStore {
     };
   }
 
-  /** Starts the loop that reads a watched durable run until it ends, unless one runs. */
-  private follow(flight: Flight, readFirst: boolean): void {
-    if (flight.following || flight.watchers === 0 || this.flights.get(flight.record.id) !== flight) return;
-    const record = flight.record;
-    if (!record.runId || !isFollowed(record.state.status) || flight.session.unreadable) return;
-    const following = new AbortController();
-    flight.following = following;
-    void flight.session
-      .follow({ signal: following.signal, readFirst, gate: (signal) => this.whenShown(signal) })
-      .catch(() => undefined)
-      .finally(() => {
-        if (flight.following === following) flight.following = undefined;
-        this.trim();
-      });
-  }
-
-  /** Resolves at once while the page is shown, else once it is shown again (or the signal aborts). */
-  private whenShown(signal: AbortSignal): Promise<void> {
-    if (!this.options.visibility?.hidden()) return Promise.resolve();
-    return new Promise((resolve) => {
-      const go = () => {
-        this.shown.delete(go);
-        signal.removeEventListener('abort', go);
-        resolve();
-      };
-      this.shown.add(go);
-      signal.addEventListener('abort', go, { once: true });
-    });
-  }
-
   /** Reads a durable run now (once; a read already under way is joined). */
   read(id: string): Promise<void> {
     const flight = this.flights.get(id);
@@ -321,12 +262,7 @@ export class RunStore {
   /** Sends one decision per pending approval, in one batch. */
   async respond(id: string, decisions: Record<string, Decision>): Promise<void> {
     const session = this.sessionOf(id);
-    const pending = session.record.state.durable?.run.pending_interactions ?? [];
-    const named: NamedDecision[] = Object.entries(decisions).map(([interactionId, decision]) => {
-      const asked = pending.find((p) => p.interaction_id === interactionId);
-      return { interactionId, decision, name: asked?.display_name ?? interactionId, ...(asked?.tool_id && { toolId: asked.tool_id }) };
-    });
-    await session.decide(named);
+    await session.decide(namedDecisions(session.record, decisions));
   }
 
   private sessionOf(id: string): RunSession {

@@ -48,6 +48,15 @@ export interface NamedDecision {
   toolId?: string;
 }
 
+/** The user's decisions, by interaction id, named as the run asked for them. */
+export function namedDecisions(record: RunRecord, decisions: Record<string, Decision>): NamedDecision[] {
+  const pending = record.state.durable?.run.pending_interactions ?? [];
+  return Object.entries(decisions).map(([interactionId, decision]) => {
+    const asked = pending.find((p) => p.interaction_id === interactionId);
+    return { interactionId, decision, name: asked?.display_name ?? interactionId, ...(asked?.tool_id && { toolId: asked.tool_id }) };
+  });
+}
+
 export interface FollowOptions {
   signal: AbortSignal;
   /** Epoch ms past which following gives up ('deadline'). */
