@@ -206,13 +206,15 @@ const CLIENT_ERROR_LINGER_MS = 2_000;
  * empty body. This answers in the custom-metadata error shape instead (the request's path,
  * and so its API family, is unknown at that point), when the socket can still be written.
  */
-function clientErrorAnswer(headers: Readonly<Record<string, string>>) {
+function clientErrorAnswer(headers: Readonly<Record<string, string>>, answering: (socket: Socket) => boolean) {
   const extra = Object.entries(headers)
     .filter(([k]) => !['content-type', 'content-length', 'connection', 'x-content-type-options'].includes(k.toLowerCase()))
     .map(([k, v]) => `${k}: ${v}\r\n`)
     .join('');
   return (err: NodeJS.ErrnoException, socket: Socket): void => {
-    if (err.code === 'ECONNRESET' || !socket.writable || (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) {
+    // An answer already under way on the connection cannot be followed by another: Node's own
+    // check before its empty 400, which it makes on a property of the socket it keeps private.
+    if (err.code === 'ECONNRESET' || !socket.writable || answering(socket)) {
       socket.destroy();
       return;
     }
@@ -280,7 +282,17 @@ export function hardenServer(server: Server, timeouts: ServerTimeouts = {}, head
   server.headersTimeout = t.headersTimeoutMs;
   server.requestTimeout = t.requestTimeoutMs;
   server.removeAllListeners('clientError');
-  server.on('clientError', clientErrorAnswer(headers));
+  // The answer each connection is writing, once it has the connection (a pipelined one waits).
+  const answers = new WeakMap<Socket, ServerResponse>();
+  server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
+    if (res.socket) answers.set(res.socket, res);
+    else res.once('socket', (socket: Socket) => answers.set(socket, res));
+  });
+  const answering = (socket: Socket) => {
+    const res = answers.get(socket);
+    return res !== undefined && res.headersSent && !res.writableFinished;
+  };
+  server.on('clientError', clientErrorAnswer(headers, answering));
   const switchAnswer = protocolSwitchAnswer(server, headers);
   server.on('connect', switchAnswer);
   server.on('upgrade', switchAnswer);
