@@ -328,16 +328,24 @@ export function hardenServer(server: Server, timeouts: ServerTimeouts = {}, head
   watchConnections(server);
 }
 
-/** Sends `res` its 100 Continue when the body is first read, unless an answer has begun by then. */
+/**
+ * Sends `res` its 100 Continue when the body is first read, unless an answer has begun by then.
+ * A read begins with the stream set flowing ('resume': a 'data' listener, pipe, Readable.toWeb's
+ * first pull, a drain) or with a 'readable' listener (async iteration).
+ */
 function continueOnFirstRead(req: IncomingMessage, res: ServerResponse): void {
   awaitingContinue.add(req);
-  const read = req._read;
-  req._read = function (this: IncomingMessage, size: number) {
-    req._read = read;
+  const go = () => {
+    req.off('resume', go);
+    req.off('newListener', onListener);
     awaitingContinue.delete(req);
     if (!res.headersSent && !res.writableEnded) res.writeContinue();
-    read.call(this, size);
   };
+  const onListener = (event: string | symbol) => {
+    if (event === 'readable') go();
+  };
+  req.on('resume', go);
+  req.on('newListener', onListener);
 }
 
 /** Connections the kernel may queue before they are accepted; Linux caps it at net.core.somaxconn (4096 by default). */
