@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { Server } from 'node:net';
+import { Server } from 'node:http';
 import { join, resolve } from 'node:path';
 import { createService } from './app.ts';
 import { parseFlags, UsageError } from './flags.ts';

@@ -1,7 +1,7 @@
 import { getRequestListener, RequestError, type HttpBindings, type Http2Bindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { createServer, ServerResponse, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { SERVICE_PREFIXES, type Service } from './app.ts';
 import { familyOf, refusalBody, sendRefusal } from './families.ts';
 import { MAX_BODY_BYTES, newRequestId } from './http.ts';
@@ -361,7 +361,7 @@ export const LISTEN_BACKLOG = 4096;
 export const ACCEPT_COPIES = 31;
 
 /** A server the CLI starts (the console's, the bench's baseline) takes connections in as the service does. */
-export function acceptAsTheService(server: Server | NetServer): Promise<number> {
+export function acceptAsTheService(server: Server): Promise<number> {
   return acceptMany(server, { copies: ACCEPT_COPIES, backlog: LISTEN_BACKLOG });
 }
 
