@@ -33,4 +33,6 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     process.exit(1);
   });
   child.on('close', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+  // Stopped by a signal sent to it alone (a terminal's Ctrl-C reaches both), it stops the command too.
+  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
 }
