@@ -86,7 +86,8 @@ const node24Run = runBeside(
   `service and CLI tests on Node ${NODE24_VERSION}`,
   'node',
   [
-    'scripts/node24/run.mjs', 'npx', 'vitest', 'run', '--project', 'node', ...NODE24_TESTS,
+    // --no-cache: Vitest's record of test durations is the other run's to write.
+    'scripts/node24/run.mjs', 'npx', 'vitest', 'run', '--no-cache', '--project', 'node', ...NODE24_TESTS,
     '--reporter=default', '--reporter=json', `--outputFile.json=${reports}/vitest-node24.json`, '--reporter=./scripts/failure-reporter.mjs',
   ],
   { VITEST_FAILURES_FILE: `${reports}/vitest-node24-failures.json` },
