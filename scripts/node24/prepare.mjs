@@ -66,7 +66,11 @@ function buildBetterSqlite3() {
   rmSync(work, { recursive: true, force: true });
   for (const part of ['package.json', 'binding.gyp', 'src', 'deps', 'lib']) cpSync(join(betterSqlite3, part), join(work, part), { recursive: true });
   try {
-    run(process.execPath, [nodeGyp(), 'rebuild', '--release', `--nodedir=${nodeDir}`, `--jobs=${cpus().length}`], { cwd: work });
+    // node-gyp takes npm's configuration from the environment over its command line: under
+    // `npm test`, a machine's `nodedir` (this one's /root/.npmrc says /usr, the machine's Node 20)
+    // built it for Node 20. The build is this command line's alone.
+    const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_(config|package_config_node_gyp)_/i.test(key)));
+    run(process.execPath, [nodeGyp(), 'rebuild', '--release', `--nodedir=${nodeDir}`, `--jobs=${cpus().length}`], { cwd: work, env });
     // The proof that it is the build Node 24 needs: Node 24 opens a database with it.
     run(join(NODE24_BIN, 'node'), ['-e', "const D = require(process.argv[1]); new D(':memory:').prepare('select 1').get();", join(work, 'lib', 'index.js')], { cwd: root });
     writeFileSync(join(work, 'built-for.txt'), stamp);
