@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { Server } from 'node:net';
+import { Server } from 'node:http';
 import { constants as osConstants } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createService } from './app.ts';
