@@ -16,6 +16,7 @@ import { listen } from '../src/service/node.ts';
 import { freshService, TOKENS } from '../src/service/test-http.ts';
 import { ECHO_TOKEN, echoesOf, HOSTILE_TOKEN, startHostileInstance, type HostileInstance } from './hostile-instance.ts';
 import { main } from './suite.ts';
+import { faultProxy } from '../src/test-support/fault-proxy.ts';
 
 let server: { url: string; close(): Promise<void> };
 let hostile: HostileInstance;
@@ -295,5 +296,20 @@ describe('npm run suite, stopped', () => {
       ['held', 'stopped'],
     ]);
     expect(results.notRun).toEqual([{ key: 'later', case: 'later', name: 'Never started', verdict: 'not-run' }]);
+  }, 60_000);
+  it('--max-rps N paces the suite: no second holds more than N of its requests', async () => {
+    const proxy = await faultProxy(server.url);
+    try {
+      const echo = Array.from({ length: 12 }, (_, i): SuiteCase => ({ ...cases[0]!, id: `echo-${i}`, name: `Echo ${i}`, rows: undefined, messages: user(`Hi ${i}`), assertions: [{ kind: 'outcome', expect: 'success' }] }));
+      const r = await run([suiteFile('paced.json', echo), '--base-url', proxy.url, '--concurrency', '8', '--max-rps', '4']);
+      expect(r.code).toBe(0);
+      const times = proxy.seen.map((q) => q.at).sort((a, b) => a - b);
+      expect(times).toHaveLength(12);
+      // Four a second: any five requests span at least one second (less a little for the clock's grain).
+      for (let i = 4; i < times.length; i++) expect(times[i]! - times[i - 4]!).toBeGreaterThanOrEqual(950);
+      expect((await run([suiteFile('paced.json', echo), '--base-url', proxy.url, '--max-rps', '0'])).stderr).toMatch(/--max-rps/);
+    } finally {
+      await proxy.close();
+    }
   }, 60_000);
 });

@@ -1,5 +1,5 @@
 /**
- * `npm run suite -- FILE --base-url URL [--concurrency N] [--case-timeout-ms N] [--junit PATH] [--json PATH] [--only NAME]`
+ * `npm run suite -- FILE --base-url URL [--concurrency N] [--case-timeout-ms N] [--max-rps N] [--junit PATH] [--json PATH] [--only NAME]`
  *
  * Runs an exported agent test suite headless, for CI. The token comes from `TOKEN`, as every
  * copied snippet reads it, and goes only into the Authorization header to `--base-url`. It
@@ -30,7 +30,7 @@ import { summarize } from '../src/engine/suites/summary.ts';
 import { integerFlag, parseFlagsAndArguments, UsageError } from '../src/service/flags.ts';
 import { compiledSpecValidators, readLensSpecs } from '../src/service/spec-validators.ts';
 
-export const USAGE = 'Usage: npm run suite -- FILE --base-url URL [--concurrency N] [--case-timeout-ms N] [--junit PATH] [--json PATH] [--only NAME]';
+export const USAGE = 'Usage: npm run suite -- FILE --base-url URL [--concurrency N] [--case-timeout-ms N] [--max-rps N] [--junit PATH] [--json PATH] [--only NAME]';
 
 /** Exit codes of a suite stopped by a signal: 128 + its number, as a shell reports it. */
 export const SIGNAL_EXIT_CODES = { SIGINT: 130, SIGTERM: 143 } as const;
@@ -52,6 +52,7 @@ const OPTIONS = {
   'base-url': { type: 'string' },
   concurrency: { type: 'string' },
   'case-timeout-ms': { type: 'string' },
+  'max-rps': { type: 'string' },
   junit: { type: 'string' },
   json: { type: 'string' },
   only: { type: 'string', multiple: true },
@@ -95,11 +96,13 @@ export async function main(argv: readonly string[], io: SuiteIo): Promise<number
   let baseUrl: string;
   let concurrency: number;
   let caseDeadlineMs: number | undefined;
+  let maxRps: number | undefined;
   try {
     if (positionals.length !== 1) throw new UsageError(positionals.length ? `one suite file at a time; got ${positionals.length}: ${positionals.join(', ')}.` : 'the suite FILE to run is missing (an exported suite, docs/suite-file.md).');
     baseUrl = baseUrlOf(values['base-url']);
     concurrency = integerFlag('concurrency', values.concurrency, { min: 1, max: MAX_CONCURRENCY, meaning: 'runs at once' }) ?? DEFAULT_CONCURRENCY;
     caseDeadlineMs = integerFlag('case-timeout-ms', values['case-timeout-ms'], { min: MIN_CASE_DEADLINE_MS, max: MAX_CASE_DEADLINE_MS, meaning: 'the deadline of a case that names none, in ms' });
+    maxRps = integerFlag('max-rps', values['max-rps'], { min: 1, max: 10_000, meaning: 'requests a second at most, to pace the suite below an instance\'s rate limit' });
   } catch (err) {
     io.stderr(`suite: ${(err as Error).message}\n${USAGE}\n`);
     return 2;
@@ -170,6 +173,7 @@ export async function main(argv: readonly string[], io: SuiteIo): Promise<number
   });
   const running = runSuite(items, env, {
     concurrency,
+    ...(maxRps !== undefined && { maxRps }),
     signal: stop.signal,
     onResult: (r) => {
       // A run that ends after a stop's reports were written is neither told nor counted.
