@@ -97,10 +97,8 @@ export class Pacer {
   private readonly queue: (() => void)[] = [];
   /** When the next request may go out under `maxRps`. */
   private nextSlot = 0;
-  /** Requests sent again after a temporary refusal or no answer, for reports. */
+  /** Requests sent again after a temporary refusal or no answer. */
   retries = 0;
-  /** Time spent waiting for the service (Retry-After and back-off), in ms. */
-  waitedMs = 0;
 
   constructor(options: PacingOptions = {}) {
     this.o = { ...DEFAULT_PACING, random: Math.random, now: Date.now, ...options };
@@ -173,9 +171,7 @@ export class Pacer {
         const now = this.o.now();
         const at = Math.max(this.heldUntil, this.o.maxRps ? this.nextSlot : 0);
         if (at <= now) break;
-        const started = now;
         await pause(at - now, signal);
-        if (at === this.heldUntil) this.waitedMs += this.o.now() - started;
       }
       if (this.o.maxRps) this.nextSlot = Math.max(this.o.now(), this.nextSlot) + 1000 / this.o.maxRps;
     } catch (err) {
