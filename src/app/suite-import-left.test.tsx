@@ -129,6 +129,8 @@ it('Stop checking ends the check at once, says nothing was imported, and imports
   renderConsole('/suites');
   await user.upload(await screen.findByLabelText('Suite file to import'), suiteFile('Stopped one', 'stopped.json'));
   await screen.findByText('Checking stopped.json…');
+  // The file is read before its worker is made: stopped earlier, there is no worker to end.
+  await vi.waitFor(() => expect(held.some((h) => h.name === 'stopped.json')).toBe(true));
   await user.click(screen.getByRole('button', { name: 'Stop checking' }));
   expect(screen.getByRole('alert').textContent).toContain('stopped.json: you stopped checking it; nothing was imported.');
   expect(held.find((h) => h.name === 'stopped.json')?.terminated).toBe(true);
