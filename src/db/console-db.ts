@@ -146,16 +146,20 @@ export const OLD_SUMMARIES_DB = 'mac-run-history';
 export const OLD_DETAILS_DB = 'mac-run-details';
 const MIGRATED = 'migrated-from-idb-keyval';
 
-/** Reads every key and value of an idb-keyval store (one object store with out-of-line keys). */
+/**
+ * Reads every key and value of an idb-keyval store (one object store with out-of-line keys) with
+ * one cursor: keys and values read apart, in two transactions, were paired wrongly when a tab of
+ * the previous version, still open, wrote in between.
+ */
 async function readKeyval(name: string, store: string): Promise<Map<string, unknown> | undefined> {
   if (!(await Dexie.exists(name))) return undefined;
   const old = new Dexie(name);
   try {
     await old.open();
     if (!old.tables.some((t) => t.name === store)) return new Map();
-    const table = old.table(store);
-    const [keys, values] = await Promise.all([table.toCollection().primaryKeys(), table.toArray()]);
-    return new Map(keys.map((k, i) => [String(k), values[i]]));
+    const out = new Map<string, unknown>();
+    await old.table(store).each((value, cursor) => void out.set(String(cursor.primaryKey), value));
+    return out;
   } finally {
     old.close();
   }
