@@ -153,7 +153,7 @@ it('an older conversation imported into a full history is kept: the import is th
   expect(ids).toEqual(expect.arrayContaining(['imported_0', 'imported_1']));
   expect(ids).not.toContain('newer_0');
   const notice = await evictionNotice();
-  expect(notice?.items).toEqual([{ id: 'newer_0', kind: 'run', title: 'Echo Assistant (stream)', reason: 'count' }]);
+  expect(notice?.items).toEqual([{ id: 'newer_0', kind: 'run', title: 'Echo Assistant (stream)', bytes: expect.any(Number), reason: 'count' }]);
 });
 
 it('retention never lets go of a conversation on screen, however old: the next oldest item goes', async () => {

@@ -10,9 +10,12 @@ const RunStoreContext = createContext<RunStore | null>(null);
 /** History's writer, loaded with the history module (and its database) on first use, not with the app. */
 const writeToHistory: WriteRun = async (entry, details, options) => (await import('../db/history')).writeRun(entry, details, options);
 
-/** The page's run store: runs written through to history, held by Web Locks, read while the tab is shown, rendered at animation frames. */
+/** Where the page has no Web Locks, a run's request is held by this tab's row in the database (history's presence). */
+const holdInHistory = async (name: string) => (await import('../db/history')).holdRun(name);
+
+/** The page's run store: runs written through to history, held by Web Locks (else a row per tab), read while the tab is shown, rendered at animation frames. */
 export function consoleRunStore(options: RunStoreOptions = {}): RunStore {
-  return new RunStore({ save: writeToHistory, visibility: pageVisibility, schedule: nextFrame, ...(webLocks && { lock: webLocks }), ...options });
+  return new RunStore({ save: writeToHistory, visibility: pageVisibility, schedule: nextFrame, lock: webLocks ?? holdInHistory, ...options });
 }
 
 /**
