@@ -1,25 +1,13 @@
 import { useEffect, useRef, useState } from 'react';
-import { Link } from 'react-router';
-import { SANDBOX_FAULT_HEADER } from '../../../contract/sandbox-fault';
-import { download, exportFileName } from '../../../lib/download';
 import { formatBytes, formatCount } from '../../../lib/format';
-import { clearHistory, dismissEviction, exportRun, HISTORY_BYTES_LIMIT, HISTORY_LIMIT, importRuns, itemsText, mayChange, setPinned, undoClear, type HistoryEntry } from '../../../db/history';
-import { statusText, statusTone } from '../../../engine/run-machine';
-import { faultOfRequest } from '../../../engine/run-request';
+import { clearHistory, HISTORY_BYTES_LIMIT, HISTORY_LIMIT, importRuns, itemsText, mayChange, PIN_LIMIT, undoClear, type HistoryEntry } from '../../../db/history';
 import type { RunConnection } from '../../../engine/run-store';
-import { lastAt, matches, sizeOf, threadPath, threadsOf, titleOf, type Thread } from '../../../engine/thread';
-import { entriesOfFile, parseThreadFile, sizeProblem, threadExport } from '../../../engine/thread-file';
-import { goesOn, useEviction, useFigures, useHistory, useItems, useLastClear } from '../../../hooks/use-history';
+import { lastAt, matches, threadsOf, type Thread } from '../../../engine/thread';
+import { entriesOfFile, parseThreadFile, sizeProblem } from '../../../engine/thread-file';
+import { useEviction, useHistory, useItems, useLastClear } from '../../../hooks/use-history';
 import { escapeCancels } from '../../../lib/use-page-escape';
-import { useSlots } from '../../../components/slots';
-
-const runPath = (e: HistoryEntry) => `/runs/${encodeURIComponent(e.request.agentId)}/${encodeURIComponent(e.runId!)}`;
-
-/** The decisions taken on a durable run, as its outcome depends on them: "you rejected “Submit expense report”". */
-function decisionsOf(e: HistoryEntry): string {
-  const all = (e.transitions ?? []).flatMap((t) => t.decisions ?? []);
-  return all.map((d) => `you ${d.decision === 'APPROVE' ? 'approved' : 'rejected'} “${d.name}”`).join(', ');
-}
+import { EvictionNotice } from './eviction-notice';
+import { HistoryRow } from './history-row';
 
 /** Whether a run outside any thread has `query` in its agent, body or answer. */
 function runMatches(e: HistoryEntry, query: string): boolean {
@@ -29,140 +17,6 @@ function runMatches(e: HistoryEntry, query: string): boolean {
 }
 
 type Item = { kind: 'thread'; thread: Thread; at: number } | { kind: 'run'; entry: HistoryEntry; at: number };
-
-/** A run, or a conversation told by its title and its newest turn. */
-function HistoryRow({ r, thread, connection, unreadable, open, setOpen, onLoad, compareFrom, setCompareFrom, pinned }: {
-  r: HistoryEntry;
-  /** Whether its item (the conversation, or the run) is pinned: retention never lets it go. */
-  pinned: boolean;
-  /** The run chosen first for a comparison, if one is. */
-  compareFrom: string | null;
-  setCompareFrom(id: string | null): void;
-  thread?: Thread;
-  connection: RunConnection;
-  unreadable: Map<string, string>;
-  open: string | null;
-  setOpen(id: string | null): void;
-  onLoad(entry: HistoryEntry): void;
-}) {
-  const { SaveTestCase } = useSlots();
-  const otherProfile = r.target.profileId !== undefined && r.target.profileId !== connection.profileId;
-  const figures = useFigures(r);
-  const itemId = thread?.id ?? r.id;
-  return (
-    <li>
-      <div className="history-row">
-        {thread && (
-          <p className="history-thread">
-            <Link to={threadPath(thread)} className="thread-title">
-              {titleOf(thread)}
-            </Link>{' '}
-            <span className="muted">
-              · conversation, {sizeOf(thread)}
-              {r.imported && ` · imported${r.imported.fileName ? ` from ${r.imported.fileName}` : ''}`} · last turn:
-            </span>
-          </p>
-        )}
-        <p className="history-summary">
-          <Link to={`/runs/${encodeURIComponent(r.request.agentId)}`}>{r.request.agentName ?? r.request.agentId}</Link> ·{' '}
-          {r.request.flavour === 'legacy' ? 'legacy' : 'current'} {r.request.mode} ·{' '}
-          <span className={`status status-${statusTone(r.status)}`}>{statusText(r.status, r.unknownState)}</span>
-          {decisionsOf(r) && ` · ${decisionsOf(r)}`}
-          {figures.durationMs !== undefined && ` · ${formatCount(figures.durationMs)} ms`}
-          {figures.eventCount ? ` · ${formatCount(figures.eventCount)} events` : ''}
-          {figures.bytes ? ` · ${formatBytes(figures.bytes)}` : ''} · profile {r.target.profileLabel || '(unnamed)'} ·{' '}
-          <time dateTime={new Date(r.startedAt).toISOString()}>{new Date(r.startedAt).toLocaleString()}</time>
-        </p>
-        {r.runId && (
-          <p className="history-run">
-            Run {r.imported ? <code>{r.runId}</code> : <Link to={runPath(r)}>{r.runId}</Link>}
-            {r.imported ? (
-              <span className="muted"> · imported: a record of the run, not read from here</span>
-            ) : (
-              figures.lastReadAt !== undefined && (
-                <span className="muted">
-                  {' '}
-                  · last read <time dateTime={new Date(figures.lastReadAt).toISOString()}>{new Date(figures.lastReadAt).toLocaleTimeString()}</time>
-                </span>
-              )
-            )}
-            {goesOn(r) && otherProfile && <span className="muted"> · ran on profile {r.target.profileLabel}: choose it to read the run again</span>}
-            {unreadable.has(r.id) && <span className="warn"> · could not be read again ({unreadable.get(r.id)})</span>}
-          </p>
-        )}
-        <div className="toolbar">
-          {thread && (
-            <Link className="button" to={threadPath(thread)}>
-              Open conversation
-            </Link>
-          )}
-          <button
-            type="button"
-            aria-pressed={pinned}
-            onClick={() => void setPinned(itemId, !pinned)}
-            title={pinned ? 'Pinned: history never lets it go. Click to unpin.' : 'Keep it in history whatever the limits'}
-          >
-            {pinned ? 'Pinned' : 'Pin'}
-          </button>
-          <button type="button" aria-expanded={open === r.id} onClick={() => setOpen(open === r.id ? null : r.id)}>
-            {open === r.id ? 'Hide' : 'View'}
-          </button>
-          {thread && (
-            <button type="button" onClick={() => { const f = threadExport(thread); download(f.name, f.text); }}>
-              Export conversation
-            </button>
-          )}
-          <button type="button" onClick={() => void exportRun(r).then((text) => download(exportFileName('run', r.request.agentId, r.startedAt, r.id), text))}>
-            {thread ? 'Export last turn' : 'Export JSON'}
-          </button>
-          <button type="button" onClick={() => onLoad(r)} title="Loads this run's agent, API, mode and input into the form; nothing is sent until you run it">
-            Run again…
-          </button>
-          <SaveTestCase entry={r} />
-          {compareFrom === null ? (
-            <button type="button" onClick={() => setCompareFrom(r.id)} title="Choose this run, then another, to see both side by side">
-              Compare…
-            </button>
-          ) : compareFrom === r.id ? (
-            <button type="button" aria-pressed="true" onClick={() => setCompareFrom(null)}>
-              Chosen to compare (cancel)
-            </button>
-          ) : (
-            <Link className="button" to={`/compare/${encodeURIComponent(compareFrom)}/${encodeURIComponent(r.id)}`}>
-              Compare with the chosen run
-            </Link>
-          )}
-        </div>
-      </div>
-      {open === r.id && (
-        <div className="history-detail">
-          <p>
-            <code>POST {r.request.path}</code> <span className="muted">· profile {r.target.profileLabel}</span>
-            {faultOfRequest(r.request) !== undefined && (
-              <>
-                <br />
-                <code>
-                  {SANDBOX_FAULT_HEADER}: {faultOfRequest(r.request)}
-                </code>
-              </>
-            )}
-          </p>
-          <pre className="raw" aria-label="Request body">
-            {JSON.stringify(r.request.body, null, 2)}
-          </pre>
-          {r.failure && (
-            <p className="error">
-              {r.failure.title}: {r.failure.detail}
-            </p>
-          )}
-          {r.problem && <p className="error">{r.problem}</p>}
-          <p>Transcript:</p>
-          <pre className="raw">{r.transcript || '(empty)'}</pre>
-        </div>
-      )}
-    </li>
-  );
-}
 
 /**
  * Every conversation and run kept in this browser, newest first and searchable: a
@@ -192,6 +46,7 @@ export function HistoryPanel({ connection, onLoad, onImported }: {
   const [confirmClear, setConfirmClear] = useState(false);
   const [clearNote, setClearNote] = useState<string | null>(null);
   const fileInput = useRef<HTMLInputElement>(null);
+  const pinsFull = [...itemsById.values()].filter((i) => i.pinned).length >= PIN_LIMIT;
   // The control that asked (Clear history…, Undo) leaves the page when answered: focus goes to the
   // next thing to do instead of falling to the page's body, where a keyboard user starts over.
   const clearButton = useRef<HTMLButtonElement>(null);
@@ -252,7 +107,10 @@ export function HistoryPanel({ connection, onLoad, onImported }: {
     <section ref={section} className="history" aria-labelledby="history-heading">
       <div className="toolbar">
         <h2 id="history-heading">History</h2>
-        <span className="muted">Kept in this browser (IndexedDB); tokens are never stored.</span>
+        <span className="muted">
+          Kept in this browser (IndexedDB); tokens are never stored. History keeps the newest {HISTORY_LIMIT} items within {formatBytes(HISTORY_BYTES_LIMIT)}; pinned items are
+          kept whatever the limits and do not count against them (at most {PIN_LIMIT} pins).
+        </span>
         <button type="button" onClick={() => fileInput.current?.click()} disabled={importing}>
           {importing ? 'Importing…' : 'Import conversation…'}
         </button>
@@ -269,7 +127,13 @@ export function HistoryPanel({ connection, onLoad, onImported }: {
             if (file) void importFile(file).catch((err: unknown) => setImportError(`${file.name}: ${err instanceof Error ? err.message : String(err)}`));
           }}
         />
-        <button ref={clearButton} type="button" disabled={!entries.length || confirmClear} onClick={() => setConfirmClear(true)}>
+        <button
+          ref={clearButton}
+          type="button"
+          disabled={conversations + lone === 0 || confirmClear}
+          title={conversations + lone === 0 && entries.length ? 'Nothing to clear: every run in history is still going on' : undefined}
+          onClick={() => setConfirmClear(true)}
+        >
           Clear history…
         </button>
       </div>
@@ -290,7 +154,7 @@ export function HistoryPanel({ connection, onLoad, onImported }: {
             <strong>Clear history?</strong>
           </p>
           <p id="clear-what">
-            {conversations + lone === 0 ? 'Nothing leaves' : `${itemsText(conversations, lone)} ${conversations + lone === 1 ? 'leaves' : 'leave'}`} this browser’s history
+            {itemsText(conversations, lone)} {conversations + lone === 1 ? 'leaves' : 'leave'} this browser’s history
             {goingOn ? `; ${formatCount(goingOn)} ${goingOn === 1 ? 'run' : 'runs'} still going on ${goingOn === 1 ? 'stays, with its conversation' : 'stay, with their conversations'}` : ''}. You can undo it.
           </p>
           <div className="toolbar">
@@ -326,23 +190,7 @@ export function HistoryPanel({ connection, onLoad, onImported }: {
           </button>
         </p>
       )}
-      {eviction && (
-        <div className="notice" role="status">
-          <p>
-            History let go of {eviction.items.length === 1 ? 'an older item' : `${formatCount(eviction.items.length)} older items`} to stay within{' '}
-            {eviction.items.some((i) => i.reason === 'size') ? formatBytes(eviction.limits?.bytes ?? HISTORY_BYTES_LIMIT) : `${eviction.limits?.items ?? HISTORY_LIMIT} items`} (pinned items and conversations on
-            screen are never let go):{' '}
-            {eviction.items
-              .slice(0, 5)
-              .map((i) => `${i.kind === 'thread' ? 'conversation' : 'run'} “${i.title}”`)
-              .join(', ')}
-            {eviction.items.length > 5 && `, and ${formatCount(eviction.items.length - 5)} more`}.
-          </p>
-          <button type="button" onClick={() => void dismissEviction()}>
-            Dismiss
-          </button>
-        </div>
-      )}
+      {eviction && <EvictionNotice eviction={eviction} />}
       {importError && (
         <p className="error" role="alert">
           Not imported: {importError}
@@ -365,9 +213,9 @@ export function HistoryPanel({ connection, onLoad, onImported }: {
       <ul className="history-list">
         {items.map((item) =>
           item.kind === 'thread' ? (
-            <HistoryRow key={item.thread.id} r={item.thread.turns.at(-1)!} thread={item.thread} pinned={Boolean(itemsById.get(item.thread.id)?.pinned)} connection={connection} unreadable={unreadable} open={open} setOpen={setOpen} onLoad={onLoad} compareFrom={compareFrom} setCompareFrom={setCompareFrom} />
+            <HistoryRow key={item.thread.id} r={item.thread.turns.at(-1)!} thread={item.thread} pinned={Boolean(itemsById.get(item.thread.id)?.pinned)} pinsFull={pinsFull} connection={connection} unreadable={unreadable} open={open} setOpen={setOpen} onLoad={onLoad} compareFrom={compareFrom} setCompareFrom={setCompareFrom} />
           ) : (
-            <HistoryRow key={item.entry.id} r={item.entry} pinned={Boolean(itemsById.get(item.entry.id)?.pinned)} connection={connection} unreadable={unreadable} open={open} setOpen={setOpen} onLoad={onLoad} compareFrom={compareFrom} setCompareFrom={setCompareFrom} />
+            <HistoryRow key={item.entry.id} r={item.entry} pinned={Boolean(itemsById.get(item.entry.id)?.pinned)} pinsFull={pinsFull} connection={connection} unreadable={unreadable} open={open} setOpen={setOpen} onLoad={onLoad} compareFrom={compareFrom} setCompareFrom={setCompareFrom} />
           ),
         )}
       </ul>
