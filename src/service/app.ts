@@ -244,6 +244,7 @@ export function createApp(
       }),
       runLog,
       allowedHosts,
+      durable,
     ),
   );
 
