@@ -7,6 +7,7 @@ import { historyEntryOf } from '../engine/run-record';
 import { listRuns, wipeHistory } from '../db/history';
 import { runRequest } from '../engine/run-request';
 import { slowNetwork } from '../test-support/slow-network';
+import { SANDBOX_CLIENT_RUN_ID_HEADER } from '../contract/sandbox-client-run';
 import { type RunStore, WAIT_STOPPED_BY_YOU, type RunConnection } from '../engine/run-store';
 import { consoleRunStore, RunStoreProvider, useLiveRun, useRuns } from './run-store';
 
@@ -168,4 +169,27 @@ it('a read sent before the decisions and answered after them does not take the r
   const statuses = store.get(id)!.state.transitions.map((t) => t.status);
   expect(statuses.slice(statuses.lastIndexOf('RUNNING'))).not.toContain('REQUIRES_INPUT');
   expect(store.get(id)!.state.status).not.toBe('REQUIRES_INPUT');
+});
+
+it('a durable run carries its history id (X-Sandbox-Client-Run-Id) to the bundled reference service only, never to another instance', async () => {
+  const real = window.fetch;
+  const sent: (string | null)[] = [];
+  window.fetch = (input, init) => {
+    if ((init?.method ?? 'GET') === 'POST') sent.push(new Headers(init?.headers).get(SANDBOX_CLIENT_RUN_ID_HEADER));
+    return real(input, init);
+  };
+  const store = consoleRunStore();
+  try {
+    const request = runRequest('platform', 'durable', { id: 'long-runner' }, { messages: [{ role: 'USER', content: [{ type: 'text', text: 'Go' }] }] });
+    const bundled = store.start(CONNECTION, request)!;
+    await waitFor(() => expect(store.get(bundled.id)!.runId).toBeDefined());
+    // An instance reached directly (here the same service, by its full address, as any other would be).
+    const direct = store.start({ ...CONNECTION, mode: 'direct', target: location.origin, baseUrl: location.origin }, request)!;
+    await waitFor(() => expect(store.get(direct.id)!.runId).toBeDefined());
+    expect(sent).toEqual([bundled.id, null]);
+    for (const r of [bundled, direct]) await store.cancel(r.id).catch(() => undefined);
+  } finally {
+    window.fetch = real;
+    await store.settle();
+  }
 });
