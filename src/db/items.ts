@@ -34,18 +34,33 @@ export function titleOfRun(r: HistoryEntry): string {
   return `${r.request.agentName ?? r.request.agentId} (${r.request.mode})`;
 }
 
+/** A sorted list with `id` in it. */
+function withParent(parents: readonly string[], id: string | undefined): string[] {
+  if (id === undefined || parents.includes(id)) return [...parents];
+  return [...parents, id].sort();
+}
+
 /** Adds a run to an item (a new one when `item` is undefined). */
 function withRun(item: HistoryItem | undefined, r: StoredRun): HistoryItem {
-  if (!item) return { id: r.item, kind: r.request.thread ? 'thread' : 'run', title: titleOfRun(r), firstAt: r.startedAt, lastAt: recencyOf(r), bytes: r.size, runs: 1 };
+  const parent = r.request.thread?.parentId;
+  if (!item) {
+    return { id: r.item, kind: r.request.thread ? 'thread' : 'run', title: titleOfRun(r), firstAt: r.startedAt, lastAt: recencyOf(r), bytes: r.size, runs: 1, lastRunId: r.id, lastRunAt: r.startedAt, parents: withParent([], parent) };
+  }
   const first = item.firstAt === undefined || r.startedAt < item.firstAt;
+  const last = item.lastRunAt === undefined || item.lastRunId === undefined || r.startedAt > item.lastRunAt || (r.startedAt === item.lastRunAt && r.id >= item.lastRunId);
   return {
     ...item,
     ...(first && { title: titleOfRun(r), firstAt: r.startedAt }),
+    ...(last && { lastRunId: r.id, lastRunAt: r.startedAt }),
     lastAt: Math.max(item.lastAt, recencyOf(r)),
     bytes: item.bytes + r.size,
     runs: (item.runs ?? 0) + 1,
+    parents: withParent(item.parents ?? [], parent),
   };
 }
+
+/** How many branches an item's runs form: runs no other of its runs follows. */
+export const branchesOf = (item: Pick<HistoryItem, 'runs' | 'parents'>) => Math.max(1, (item.runs ?? 1) - (item.parents?.length ?? 0));
 
 /** The items of some runs, as the middleware keeps them (tests and retention's look ahead use it too). */
 export function itemsOf(runs: readonly StoredRun[]): HistoryItem[] {
@@ -99,7 +114,7 @@ async function updateItems(runs: DBCoreTable, items: DBCoreTable, trans: DBCoreT
   for (const [i, id] of ids.entries()) {
     const before = current[i];
     // An item of an earlier version has no count of its runs: it is rebuilt once, then kept up.
-    const whole = changes.rebuild.has(id) || (before === undefined ? changes.removed.has(id) : before.runs === undefined || before.firstAt === undefined);
+    const whole = changes.rebuild.has(id) || (before === undefined ? changes.removed.has(id) : before.runs === undefined || before.firstAt === undefined || before.lastRunId === undefined || before.parents === undefined);
     let item: HistoryItem | undefined;
     if (whole) {
       const rows = (await runs.query({ trans, values: true, query: { index: runs.schema.getIndexByKeyPath('item')!, range: only(id) } })).result as StoredRun[];

@@ -54,6 +54,11 @@ export interface HistoryItem {
   bytes: number;
   /** How many runs it has; absent on items of earlier versions. */
   runs?: number;
+  /** Its newest run (by start), which History lists it by, and that run's start; absent on items of earlier versions. */
+  lastRunId?: string;
+  lastRunAt?: number;
+  /** Its runs another of its runs follows (a conversation's turns replied to), sorted: its branches are its runs less these. */
+  parents?: string[];
   /** Pinned by the user: never let go by retention, and not counted against its limits. */
   pinned?: boolean;
 }

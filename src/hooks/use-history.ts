@@ -5,37 +5,17 @@
  * to this connection).
  */
 
-import { useLiveQuery } from 'dexie-react-hooks';
 import { useEffect, useSyncExternalStore } from 'react';
-import { consoleDb, type HistoryItem } from '../db/console-db';
+import { consoleDb } from '../db/console-db';
 import { entryOf, evictionNotice, keepOnScreen, lastClear, type Eviction, type HistoryEntry, type LastClear } from '../db/history';
 import { isFollowed, type RunStatus } from '../engine/run-machine';
 import { historyEntryOf, metricsOf, type RunRecord } from '../engine/run-record';
 import { UNREADABLE, type RunConnection } from '../engine/run-store';
+import { useLive } from './live-query';
 import { useRunStore } from './run-store';
 
 /** A durable run history kept that may still change at the service (an imported one is only a record of it). */
 export const goesOn = (e: HistoryEntry) => e.runId !== undefined && isFollowed(e.status as RunStatus) && !e.imported;
-
-interface Live<T> {
-  data?: T;
-  error?: unknown;
-}
-
-/** A live query that says its error rather than throwing it at the page. */
-function useLive<T>(query: () => Promise<T>, deps: unknown[]): Live<T> & { isSuccess: boolean; isError: boolean } {
-  const result = useLiveQuery(
-    async (): Promise<Live<T>> => {
-      try {
-        return { data: await query() };
-      } catch (error) {
-        return { error };
-      }
-    },
-    deps,
-  );
-  return { ...result, isSuccess: result?.data !== undefined, isError: result?.error !== undefined };
-}
 
 export interface HistoryView {
   entries: HistoryEntry[];
@@ -46,7 +26,7 @@ export interface HistoryView {
   error: unknown;
 }
 
-function unreadableOf(store: ReturnType<typeof useRunStore>, entries: readonly HistoryEntry[]): Map<string, string> {
+export function unreadableOf(store: ReturnType<typeof useRunStore>, entries: readonly HistoryEntry[]): Map<string, string> {
   const out = new Map<string, string>();
   for (const e of entries) {
     const refusal = store.forEntry(e.id)?.state.refusal;
@@ -55,18 +35,9 @@ function unreadableOf(store: ReturnType<typeof useRunStore>, entries: readonly H
   return out;
 }
 
-function useStoreVersion(): void {
+export function useStoreVersion(): void {
   const store = useRunStore();
   useSyncExternalStore(store.subscribe, store.getSnapshot);
-}
-
-/** Every entry, newest first. */
-export function useHistory(): HistoryView {
-  const store = useRunStore();
-  useStoreVersion();
-  const live = useLive(async () => (await consoleDb().runs.orderBy('startedAt').reverse().toArray()).map(entryOf), []);
-  const entries = live.data ?? [];
-  return { entries, unreadable: unreadableOf(store, entries), isSuccess: live.isSuccess, isError: live.isError, error: live.error };
 }
 
 /** The turns of one conversation, oldest first. */
@@ -115,14 +86,6 @@ export function useLastRunOf(agentId: string, profileId: string): HistoryEntry |
   }, [agentId, profileId]);
   return live.data?.entry;
 }
-
-/** History's items (conversations, runs) by id: whether each is pinned. */
-export function useItems(): Map<string, HistoryItem> {
-  const live = useLive(async () => new Map((await consoleDb().items.toArray()).map((i) => [i.id, i])), []);
-  return live.data ?? EMPTY_ITEMS;
-}
-
-const EMPTY_ITEMS = new Map<string, HistoryItem>();
 
 /** What retention let go last, until dismissed. */
 export function useEviction(): Eviction | undefined {

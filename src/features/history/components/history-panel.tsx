@@ -1,22 +1,14 @@
 import { useEffect, useRef, useState } from 'react';
 import { formatBytes, formatCount } from '../../../lib/format';
-import { clearHistory, HISTORY_BYTES_LIMIT, HISTORY_LIMIT, importRuns, itemsText, mayChange, PIN_LIMIT, undoClear, type HistoryEntry } from '../../../db/history';
+import { clearHistory, HISTORY_BYTES_LIMIT, HISTORY_LIMIT, importRuns, itemsText, PIN_LIMIT, undoClear, type HistoryEntry } from '../../../db/history';
 import type { RunConnection } from '../../../engine/run-store';
-import { lastAt, matches, threadsOf, type Thread } from '../../../engine/thread';
+import { threadsOf, type Thread } from '../../../engine/thread';
 import { entriesOfFile, parseThreadFile, sizeProblem } from '../../../engine/thread-file';
-import { useEviction, useHistory, useItems, useLastClear } from '../../../hooks/use-history';
+import { useEviction, useLastClear } from '../../../hooks/use-history';
+import { useHistoryList } from '../../../hooks/use-history-list';
 import { escapeCancels } from '../../../lib/use-page-escape';
 import { EvictionNotice } from './eviction-notice';
 import { HistoryRow } from './history-row';
-
-/** Whether a run outside any thread has `query` in its agent, body or answer. */
-function runMatches(e: HistoryEntry, query: string): boolean {
-  const q = query.trim().toLowerCase();
-  if (!q) return true;
-  return [e.request.agentName ?? '', e.request.agentId, JSON.stringify(e.request.body), e.transcript].some((s) => s.toLowerCase().includes(q));
-}
-
-type Item = { kind: 'thread'; thread: Thread; at: number } | { kind: 'run'; entry: HistoryEntry; at: number };
 
 /**
  * Every conversation and run kept in this browser, newest first and searchable: a
@@ -31,22 +23,21 @@ export function HistoryPanel({ connection, onLoad, onImported }: {
   /** A conversation was imported from a file: where to show it. */
   onImported(thread: Thread): void;
 }) {
-  const history = useHistory();
-  const { entries, unreadable } = history;
-  const itemsById = useItems();
+  const [query, setQuery] = useState('');
+  const history = useHistoryList(query);
+  const { lines, unreadable } = history;
   const eviction = useEviction();
   const cleared = useLastClear();
   const [open, setOpen] = useState<string | null>(null);
   const [chosen, setCompareFrom] = useState<string | null>(null);
   // A chosen run that left history (cleared, or past the limit) is no longer chosen.
-  const compareFrom = chosen !== null && entries.some((e) => e.id === chosen) ? chosen : null;
-  const [query, setQuery] = useState('');
+  const compareFrom = chosen !== null && lines.some((l) => l.last.id === chosen) ? chosen : null;
   const [importError, setImportError] = useState<string | null>(null);
   const [importing, setImporting] = useState(false);
   const [confirmClear, setConfirmClear] = useState(false);
   const [clearNote, setClearNote] = useState<string | null>(null);
   const fileInput = useRef<HTMLInputElement>(null);
-  const pinsFull = [...itemsById.values()].filter((i) => i.pinned).length >= PIN_LIMIT;
+  const pinsFull = history.pinned >= PIN_LIMIT;
   // The control that asked (Clear history…, Undo) leaves the page when answered: focus goes to the
   // next thing to do instead of falling to the page's body, where a keyboard user starts over.
   const clearButton = useRef<HTMLButtonElement>(null);
@@ -67,18 +58,10 @@ export function HistoryPanel({ connection, onLoad, onImported }: {
       focusNext.current = null;
     }
   });
-  const threads = threadsOf(entries);
-  const items: Item[] = [
-    ...threads.filter((t) => matches(t, query)).map((thread) => ({ kind: 'thread' as const, thread, at: lastAt(thread) })),
-    ...entries.filter((e) => !e.request.thread && runMatches(e, query)).map((entry) => ({ kind: 'run' as const, entry, at: entry.startedAt })),
-  ].sort((a, b) => b.at - a.at);
   // What Clear history leaves: runs that may still change (an imported record, or an older version's entry, never does).
   // Such a run stays with its whole conversation, so neither is counted among what leaves.
-  const stays = entries.filter(mayChange);
-  const goingOn = stays.length;
-  const staying = new Set(stays.map((e) => e.request.thread?.id ?? e.id));
-  const conversations = threads.filter((t) => !staying.has(t.id)).length;
-  const lone = entries.filter((e) => !e.request.thread && !staying.has(e.id)).length;
+  const goingOn = history.goingOn.length;
+  const { conversations, runs: lone } = history.clearable;
 
   const importFile = async (file: File) => {
     setImportError(null);
@@ -131,7 +114,7 @@ export function HistoryPanel({ connection, onLoad, onImported }: {
           ref={clearButton}
           type="button"
           disabled={conversations + lone === 0 || confirmClear}
-          title={conversations + lone === 0 && entries.length ? 'Nothing to clear: every run in history is still going on' : undefined}
+          title={conversations + lone === 0 && history.items > 0 ? 'Nothing to clear: every run in history is still going on' : undefined}
           onClick={() => setConfirmClear(true)}
         >
           Clear history…
@@ -196,28 +179,37 @@ export function HistoryPanel({ connection, onLoad, onImported }: {
           Not imported: {importError}
         </p>
       )}
-      {entries.length > 0 && (
+      {history.items > 0 && (
         <div className="field history-search">
           <label htmlFor="history-search">Search history</label>
           <input id="history-search" type="search" value={query} onChange={(e) => setQuery(e.target.value)} placeholder="question, answer or agent" />
         </div>
       )}
       {history.isError && <p className="error">History is unavailable in this browser: {String(history.error)}</p>}
-      {entries.length === 0 && history.isSuccess && <p className="muted">No runs yet.</p>}
-      {entries.length > 0 && items.length === 0 && <p className="muted">Nothing in history matches “{query}”.</p>}
+      {history.items === 0 && history.isSuccess && <p className="muted">No runs yet.</p>}
+      {history.items > 0 && history.isSuccess && lines.length === 0 && <p className="muted">Nothing in history matches “{query}”.</p>}
       {compareFrom && (
         <p className="notice" role="status">
           One run chosen to compare: choose “Compare with the chosen run” on another, or cancel on the chosen one.
         </p>
       )}
       <ul className="history-list">
-        {items.map((item) =>
-          item.kind === 'thread' ? (
-            <HistoryRow key={item.thread.id} r={item.thread.turns.at(-1)!} thread={item.thread} pinned={Boolean(itemsById.get(item.thread.id)?.pinned)} pinsFull={pinsFull} connection={connection} unreadable={unreadable} open={open} setOpen={setOpen} onLoad={onLoad} compareFrom={compareFrom} setCompareFrom={setCompareFrom} />
-          ) : (
-            <HistoryRow key={item.entry.id} r={item.entry} pinned={Boolean(itemsById.get(item.entry.id)?.pinned)} pinsFull={pinsFull} connection={connection} unreadable={unreadable} open={open} setOpen={setOpen} onLoad={onLoad} compareFrom={compareFrom} setCompareFrom={setCompareFrom} />
-          ),
-        )}
+        {lines.map((line) => (
+          <HistoryRow
+            key={line.id}
+            r={line.last}
+            thread={line.kind === 'thread' ? { id: line.id, agentId: line.last.request.agentId, title: line.title, turns: line.runs, branches: line.branches } : undefined}
+            pinned={line.pinned}
+            pinsFull={pinsFull}
+            connection={connection}
+            unreadable={unreadable}
+            open={open}
+            setOpen={setOpen}
+            onLoad={onLoad}
+            compareFrom={compareFrom}
+            setCompareFrom={setCompareFrom}
+          />
+        ))}
       </ul>
     </section>
   );

@@ -6,9 +6,10 @@ import { exportRun, PIN_LIMIT, setPinned, type HistoryEntry } from '../../../db/
 import { statusText, statusTone } from '../../../engine/run-machine';
 import { faultOfRequest } from '../../../engine/run-request';
 import type { RunConnection } from '../../../engine/run-store';
-import { sizeOf, threadPath, titleOf, type Thread } from '../../../engine/thread';
+import { sizeText, threadPath, threadsOf } from '../../../engine/thread';
 import { threadExport } from '../../../engine/thread-file';
 import { goesOn, useFigures } from '../../../hooks/use-history';
+import { conversationEntries } from '../../../hooks/use-history-list';
 import { useSlots } from '../../../components/slots';
 
 const runPath = (e: HistoryEntry) => `/runs/${encodeURIComponent(e.request.agentId)}/${encodeURIComponent(e.runId!)}`;
@@ -20,6 +21,23 @@ function decisionsOf(e: HistoryEntry): string {
 }
 
 /** A run, or a conversation told by its title and its newest turn. */
+export interface ThreadLine {
+  id: string;
+  agentId: string;
+  /** Its first question. */
+  title: string;
+  turns: number;
+  branches: number;
+}
+
+/** A conversation's file, with every turn (read when asked: the list holds only the newest). */
+async function exportConversation(thread: ThreadLine): Promise<void> {
+  const whole = threadsOf(await conversationEntries(thread.id))[0];
+  if (!whole) return;
+  const f = threadExport(whole);
+  download(f.name, f.text);
+}
+
 export function HistoryRow({ r, thread, connection, unreadable, open, setOpen, onLoad, compareFrom, setCompareFrom, pinned, pinsFull }: {
   r: HistoryEntry;
   /** Whether its item (the conversation, or the run) is pinned: retention never lets it go. */
@@ -29,7 +47,8 @@ export function HistoryRow({ r, thread, connection, unreadable, open, setOpen, o
   /** The run chosen first for a comparison, if one is. */
   compareFrom: string | null;
   setCompareFrom(id: string | null): void;
-  thread?: Thread;
+  /** The conversation the run is the newest turn of, as History's list tells it. */
+  thread?: ThreadLine;
   connection: RunConnection;
   unreadable: Map<string, string>;
   open: string | null;
@@ -46,10 +65,10 @@ export function HistoryRow({ r, thread, connection, unreadable, open, setOpen, o
         {thread && (
           <p className="history-thread">
             <Link to={threadPath(thread)} className="thread-title">
-              {titleOf(thread)}
+              {thread.title}
             </Link>{' '}
             <span className="muted">
-              · conversation, {sizeOf(thread)}
+              · conversation, {sizeText(thread.turns, thread.branches)}
               {r.imported && ` · imported${r.imported.fileName ? ` from ${r.imported.fileName}` : ''}`} · last turn:
             </span>
           </p>
@@ -106,7 +125,7 @@ export function HistoryRow({ r, thread, connection, unreadable, open, setOpen, o
             {open === r.id ? 'Hide' : 'View'}
           </button>
           {thread && (
-            <button type="button" onClick={() => { const f = threadExport(thread); download(f.name, f.text); }}>
+            <button type="button" onClick={() => void exportConversation(thread)}>
               Export conversation
             </button>
           )}
