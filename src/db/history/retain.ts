@@ -4,7 +4,7 @@
  * details and events, and the notice that says so.
  */
 
-import { FOLLOWED_STATUSES, IN_FLIGHT_STATUSES, type RunStatus } from '../../engine/run-machine';
+import { FOLLOWED_STATUSES, IN_FLIGHT_STATUSES, isInFlight, type RunStatus } from '../../engine/run-machine';
 import type { ConsoleDb } from '../console-db';
 import { itemsOf, recencyOf } from '../items';
 import type { HistoryItem, StoredRun } from '../tables';
@@ -34,12 +34,18 @@ export async function retainIn(db: ConsoleDb, step: RetainStep): Promise<Dropped
   const stored = await db.items.toArray();
   const { write } = step;
   const items = write ? itemsAfter(stored, write.row, write.existing) : stored;
-  if (withinLimits(items, step.limits)) return [];
-  const protect = new Set(step.protect);
   // A run still going on is never let go: it would come back as a stranger at its next change.
+  // One whose request is open does not count yet either: its size is known when it ends.
   const going = await db.runs.where('status').anyOf([...IN_FLIGHT_STATUSES, ...FOLLOWED_STATUSES] as RunStatus[]).toArray();
-  for (const r of write ? [...going.filter((g) => g.id !== write.row.id), write.row] : going) if (mayChange(r)) protect.add(r.item);
-  const { dropped } = retention(items, protect, step.limits);
+  const protect = new Set(step.protect);
+  const pending = new Set<string>();
+  for (const r of write ? [...going.filter((g) => g.id !== write.row.id), write.row] : going) {
+    if (!mayChange(r)) continue;
+    protect.add(r.item);
+    if (isInFlight(r.status as RunStatus)) pending.add(r.item);
+  }
+  if (withinLimits(items, step.limits, pending)) return [];
+  const { dropped } = retention(items, protect, step.limits, pending);
   if (!dropped.length) return [];
   const ids = (await db.runs.where('item').anyOf(dropped.map((i) => i.id)).primaryKeys()) as string[];
   await deleteRuns(db, ids);

@@ -102,3 +102,19 @@ it('items agree with their runs after every kind of write: runs, a conversationâ
   await undoClear(cleared.id!);
   await agree();
 });
+
+it('a run started in a full history pushes nothing out while its request is open; it counts once it ends (and goes alone when too large)', async () => {
+  setRetentionLimits({ items: 3, bytes: 100_000 });
+  for (let i = 0; i < 3; i++) await saveRun(entry(`old_${i}`, 1_000 + i));
+  const big = entry('big', 2_000, { status: 'streaming' });
+  await saveRun(big);
+  expect(await ids()).toEqual(['big', 'old_0', 'old_1', 'old_2']);
+  await writeRun({ ...big, status: 'done' }, { events: events(280, 1_000) });
+  expect(await ids()).toEqual(['old_0', 'old_1', 'old_2']);
+  expect((await evictionNotice())?.items.map((i) => `${i.id}:${i.reason}`)).toEqual(['big:too-large']);
+  const small = entry('small', 3_000, { status: 'streaming' });
+  await saveRun(small);
+  expect(await ids()).toHaveLength(4);
+  await writeRun({ ...small, status: 'done' }, { events: events(2, 10) });
+  expect(await ids()).toEqual(['old_1', 'old_2', 'small']);
+});

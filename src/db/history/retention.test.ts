@@ -28,6 +28,12 @@ describe('retention, by example', () => {
     expect(retention(items, new Set(), { items: 50, bytes: 100_000 }).dropped).toEqual([{ id: 'big', kind: 'run', title: 'big', bytes: 280_000, reason: 'too-large' }]);
   });
 
+  it('an item with a request open neither counts nor goes: a new run in a full history pushes nothing out yet', () => {
+    const items = [...Array.from({ length: 50 }, (_, i) => item(`old${i}`, i)), item('new', 100)];
+    expect(retention(items, new Set(['new']), { items: 50, bytes: Infinity }, new Set(['new'])).dropped).toEqual([]);
+    expect(ids(retention(items, new Set(), { items: 50, bytes: Infinity }))).toEqual(['old0']);
+  });
+
   it('lets nothing go for a limit what is protected is over by itself, and says it stays over', () => {
     const items = [item('shown', 1, 150), item('old', 0, 10), item('new', 5, 10)];
     expect(retention(items, new Set(['shown']), { items: 50, bytes: 100 })).toEqual({ dropped: [], over: ['size'] });
@@ -36,18 +42,22 @@ describe('retention, by example', () => {
 
 const limitsArb = fc.record({ items: fc.integer({ min: 0, max: 12 }), bytes: fc.integer({ min: 0, max: 2_000 }) });
 const itemsArb = fc
-  .array(fc.record({ lastAt: fc.integer({ min: 0, max: 50 }), bytes: fc.integer({ min: 0, max: 800 }), pinned: fc.boolean(), protect: fc.boolean() }), { maxLength: 25 })
-  .map((rows) => rows.map((r, i) => ({ ...item(`i${i}`, r.lastAt, r.bytes, { pinned: r.pinned && i % 3 === 0 }), protect: r.protect && i % 2 === 0 })));
+  .array(fc.record({ lastAt: fc.integer({ min: 0, max: 50 }), bytes: fc.integer({ min: 0, max: 800 }), pinned: fc.boolean(), protect: fc.boolean(), pending: fc.boolean() }), { maxLength: 25 })
+  .map((rows) => rows.map((r, i) => ({ ...item(`i${i}`, r.lastAt, r.bytes, { pinned: r.pinned && i % 3 === 0 }), protect: r.protect && i % 2 === 0, pending: r.pending && i % 5 === 0 })));
 
-const run = (rows: (RetainedItem & { protect: boolean })[], limits: RetentionLimits) => {
-  const protect = new Set(rows.filter((r) => r.protect).map((r) => r.id));
-  const result = retention(rows, protect, limits);
+type Row = RetainedItem & { protect: boolean; pending: boolean };
+
+const run = (rows: Row[], limits: RetentionLimits) => {
+  // An item with a request open is protected too (a run going on), and counts not.
+  const pending = new Set(rows.filter((r) => r.pending).map((r) => r.id));
+  const protect = new Set(rows.filter((r) => r.protect || r.pending).map((r) => r.id));
+  const result = retention(rows, protect, limits, pending);
   const gone = new Set(ids(result));
-  return { protect, result, gone, kept: rows.filter((r) => !gone.has(r.id)) };
+  return { protect, pending, result, gone, kept: rows.filter((r) => !gone.has(r.id)) };
 };
 
 describe('retention, as properties', () => {
-  it('never drops a pinned or protected item, and drops each item at most once', () => {
+  it('never drops a pinned or protected item, nor one with a request open, and drops each item at most once', () => {
     fc.assert(
       fc.property(itemsArb, limitsArb, (rows, limits) => {
         const { protect, result, gone } = run(rows, limits);
@@ -60,11 +70,11 @@ describe('retention, as properties', () => {
   it('reaches the limits whenever dropping unprotected items can', () => {
     fc.assert(
       fc.property(itemsArb, limitsArb, (rows, limits) => {
-        const { protect, kept, result } = run(rows, limits);
-        const floor = rows.filter((r) => !r.pinned && protect.has(r.id));
+        const { protect, pending, kept, result } = run(rows, limits);
+        const floor = rows.filter((r) => !r.pinned && !pending.has(r.id) && protect.has(r.id));
         const reachable = floor.length <= limits.items && floor.reduce((n, r) => n + r.bytes, 0) <= limits.bytes;
         if (reachable) {
-          expect(withinLimits(kept, limits)).toBe(true);
+          expect(withinLimits(kept, limits, pending)).toBe(true);
           expect(result.over).toEqual([]);
         }
       }),
@@ -74,15 +84,15 @@ describe('retention, as properties', () => {
   it('drops nothing when history is within its limits, and nothing more than it needs', () => {
     fc.assert(
       fc.property(itemsArb, limitsArb, (rows, limits) => {
-        const { kept, result } = run(rows, limits);
-        if (withinLimits(rows, limits)) expect(result.dropped).toEqual([]);
+        const { kept, pending, result } = run(rows, limits);
+        if (withinLimits(rows, limits, pending)) expect(result.dropped).toEqual([]);
         // Every item too large for the limit on its own is said so; putting back the last item
         // dropped for the count or the size would take history over that limit again.
         for (const d of result.dropped) expect(d.reason === 'too-large').toBe(d.bytes > limits.bytes);
         const last = result.dropped.filter((d) => d.reason !== 'too-large').at(-1);
         if (last) {
           const back = [...kept, rows.find((r) => r.id === last.id)!];
-          const counted = back.filter((r) => !r.pinned);
+          const counted = back.filter((r) => !r.pinned && !pending.has(r.id));
           const over = last.reason === 'count' ? counted.length > limits.items : counted.reduce((n, r) => n + r.bytes, 0) > limits.bytes;
           expect(over).toBe(true);
         }
@@ -103,8 +113,8 @@ describe('retention, as properties', () => {
   it('is settled: retention of what it kept lets nothing more go', () => {
     fc.assert(
       fc.property(itemsArb, limitsArb, (rows, limits) => {
-        const { protect, kept } = run(rows, limits);
-        expect(retention(kept, protect, limits).dropped).toEqual([]);
+        const { protect, pending, kept } = run(rows, limits);
+        expect(retention(kept, protect, limits, pending).dropped).toEqual([]);
       }),
     );
   });

@@ -4,8 +4,11 @@
  * and applies its answer in the write's own transaction.
  *
  * - Pinned items are outside the limits: they neither count nor go (at most PIN_LIMIT of them).
- * - Protected items (on screen in any tab, a run still going on, what was just imported or
- *   restored) count, but never go.
+ * - Protected items (on screen in any tab, a durable run still going on, what was just imported
+ *   or restored) count, but never go.
+ * - An item with a request still open (`pending`: a run in flight, whose size is not known until
+ *   it ends) neither counts nor goes until then: a new run in a full history does not push an
+ *   older item out before it is known whether it is kept itself (a run too large goes alone).
  * - An item larger than the size limit on its own goes first ('too-large'): no history within
  *   the limit can hold it, so keeping it would only push everything else out.
  * - Then the oldest go, one by one, until both limits are met ('count', 'size'), but only when
@@ -54,20 +57,20 @@ export interface RetentionResult {
   over: ('count' | 'size')[];
 }
 
-/** Whether the unpinned items are within the limits. */
-export function withinLimits(items: readonly RetainedItem[], limits: RetentionLimits): boolean {
+/** Whether the items that count (unpinned, not `pending`) are within the limits. */
+export function withinLimits(items: readonly RetainedItem[], limits: RetentionLimits, pending: ReadonlySet<string> = new Set()): boolean {
   let count = 0;
   let bytes = 0;
   for (const i of items) {
-    if (i.pinned) continue;
+    if (i.pinned || pending.has(i.id)) continue;
     count++;
     bytes += i.bytes;
   }
   return count <= limits.items && bytes <= limits.bytes;
 }
 
-export function retention(items: readonly RetainedItem[], protect: ReadonlySet<string>, limits: RetentionLimits): RetentionResult {
-  const counted = items.filter((i) => !i.pinned);
+export function retention(items: readonly RetainedItem[], protect: ReadonlySet<string>, limits: RetentionLimits, pending: ReadonlySet<string> = new Set()): RetentionResult {
+  const counted = items.filter((i) => !i.pinned && !pending.has(i.id));
   const kept = counted.filter((i) => protect.has(i.id));
   const dropped: Dropped[] = [];
   const drop = (i: RetainedItem, reason: DropReason) => dropped.push({ id: i.id, kind: i.kind, title: i.title, bytes: i.bytes, reason });
