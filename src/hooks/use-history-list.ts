@@ -53,7 +53,7 @@ export function useHistoryList(query: string): HistoryList {
   const live = useLive(async () => {
     const db = consoleDb();
     const items = await db.items.toArray();
-    const goingOn = (await db.runs.where('status').anyOf(GOING_ON as RunStatus[]).toArray()).filter(mayChange).map(entryOf);
+    const going = db.runs.where('status').anyOf(GOING_ON as RunStatus[]).toArray();
     const byId = new Map(items.map((i) => [i.id, i]));
     let lines: HistoryLine[];
     if (q) {
@@ -75,6 +75,7 @@ export function useHistoryList(query: string): HistoryList {
       }
     }
     lines.sort((a, b) => b.last.startedAt - a.last.startedAt);
+    const goingOn = (await going).filter(mayChange).map(entryOf);
     // A run still going on stays with its whole conversation: neither is among what Clear takes out.
     const staying = new Set(goingOn.map((e) => e.request.thread?.id ?? e.id));
     const left = items.filter((i) => !staying.has(i.id));

@@ -80,8 +80,12 @@ export function useEntryOfRun(agentId: string, runId: string, profileId: string)
 /** The newest run of an agent history has that was sent with this profile (an entry older than profiles counts as any's). */
 export function useLastRunOf(agentId: string, profileId: string): HistoryEntry | undefined {
   const live = useLive(async () => {
-    const rows = await consoleDb().runs.where('request.agentId').equals(agentId).toArray();
-    const newest = rows.filter((e) => (e.target.profileId ?? profileId) === profileId).sort((a, b) => b.startedAt - a.startedAt)[0];
+    // From the newest back, until one is this agent's: not every run of the agent (10,000 of them read to find one).
+    const newest = await consoleDb()
+      .runs.orderBy('startedAt')
+      .reverse()
+      .filter((e) => e.request.agentId === agentId && (e.target.profileId ?? profileId) === profileId)
+      .first();
     return { entry: newest && entryOf(newest) };
   }, [agentId, profileId]);
   return live.data?.entry;

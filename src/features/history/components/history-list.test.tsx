@@ -7,7 +7,7 @@ import { cleanup, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { DEMO, referenceConnection } from '../../../test-support/reference-service';
-import { saveRun, wipeHistory } from '../../../db/history';
+import { saveRun, setRetentionLimits, wipeHistory } from '../../../db/history';
 import { entry, turn } from '../../../db/history/test-entries';
 import type { ThreadFile } from '../../../engine/thread-file';
 import { renderHistoryPanel } from './render-history-panel';
@@ -51,4 +51,21 @@ it('lists each conversation once, by its first question, with its turns and bran
   await waitFor(() => expect(created).toHaveBeenCalled());
   const file = JSON.parse(await (created.mock.calls[0]![0] as Blob).text()) as ThreadFile;
   expect(file.turns.map((t) => t.id)).toEqual(['t1', 't2', 't3']);
+});
+
+it('lists the newest 50 items at first, and the older ones when asked', async () => {
+  setRetentionLimits({ items: 60 });
+  try {
+    for (let i = 0; i < 52; i++) await saveRun(entry(`run_${i}`, 1_000 + i));
+    const user = userEvent.setup();
+    renderHistoryPanel(CONNECTION);
+    const history = screen.getByRole('region', { name: 'History' });
+    await waitFor(() => expect(within(history).getAllByRole('listitem')).toHaveLength(50));
+    expect(within(history).getAllByRole('listitem')[0]!.textContent).toContain(new Date(1_051).toLocaleString());
+    await user.click(within(history).getByRole('button', { name: 'Show 2 older items (2 not shown)' }));
+    await waitFor(() => expect(within(history).getAllByRole('listitem')).toHaveLength(52));
+    expect(within(history).queryByRole('button', { name: /older item/ })).toBeNull();
+  } finally {
+    setRetentionLimits();
+  }
 });

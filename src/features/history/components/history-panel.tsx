@@ -10,6 +10,9 @@ import { escapeCancels } from '../../../lib/use-page-escape';
 import { EvictionNotice } from './eviction-notice';
 import { HistoryRow } from './history-row';
 
+/** History lists this many items at first, and this many more at each "Show older items". */
+const LINES_SHOWN = 50;
+
 /**
  * Every conversation and run kept in this browser, newest first and searchable: a
  * conversation by its first question, with its agent, profile, turns and last outcome; a run
@@ -24,6 +27,8 @@ export function HistoryPanel({ connection, onLoad, onImported }: {
   onImported(thread: Thread): void;
 }) {
   const [query, setQuery] = useState('');
+  // The newest items first, a page at a time: a long history draws what is seen first at once.
+  const [shown, setShown] = useState(LINES_SHOWN);
   const history = useHistoryList(query);
   const { lines, unreadable } = history;
   const eviction = useEviction();
@@ -194,7 +199,7 @@ export function HistoryPanel({ connection, onLoad, onImported }: {
         </p>
       )}
       <ul className="history-list">
-        {lines.map((line) => (
+        {lines.slice(0, shown).map((line) => (
           <HistoryRow
             key={line.id}
             r={line.last}
@@ -211,6 +216,11 @@ export function HistoryPanel({ connection, onLoad, onImported }: {
           />
         ))}
       </ul>
+      {lines.length > shown && (
+        <button type="button" onClick={() => setShown((n) => n + LINES_SHOWN)}>
+          Show {formatCount(Math.min(LINES_SHOWN, lines.length - shown))} older {Math.min(LINES_SHOWN, lines.length - shown) === 1 ? 'item' : 'items'} ({formatCount(lines.length - shown)} not shown)
+        </button>
+      )}
     </section>
   );
 }
