@@ -77,15 +77,21 @@ export function useEntryOfRun(agentId: string, runId: string, profileId: string)
   return { entry: live.data?.entry, isPending: !live.isSuccess && !live.isError };
 }
 
+/** Past this many runs of one agent, its last run is looked for from the newest run back rather than by reading them all. */
+const AGENT_RUNS_READ = 200;
+
 /** The newest run of an agent history has that was sent with this profile (an entry older than profiles counts as any's). */
 export function useLastRunOf(agentId: string, profileId: string): HistoryEntry | undefined {
   const live = useLive(async () => {
-    // From the newest back, until one is this agent's: not every run of the agent (10,000 of them read to find one).
-    const newest = await consoleDb()
-      .runs.orderBy('startedAt')
-      .reverse()
-      .filter((e) => e.request.agentId === agentId && (e.target.profileId ?? profileId) === profileId)
-      .first();
+    const runs = consoleDb().runs;
+    const mine = (e: HistoryEntry) => e.request.agentId === agentId && (e.target.profileId ?? profileId) === profileId;
+    // Counted by the index alone; 10,000 runs of one agent are not read to find its newest.
+    const count = agentId ? await runs.where('request.agentId').equals(agentId).count() : 0;
+    if (count === 0) return { entry: undefined };
+    const newest =
+      count <= AGENT_RUNS_READ
+        ? (await runs.where('request.agentId').equals(agentId).toArray()).filter(mine).sort((a, b) => b.startedAt - a.startedAt)[0]
+        : await runs.orderBy('startedAt').reverse().filter(mine).first();
     return { entry: newest && entryOf(newest) };
   }, [agentId, profileId]);
   return live.data?.entry;
