@@ -70,6 +70,11 @@ export default tseslint.config(
     rules: { 'boundaries/dependencies': ['error', { default: 'disallow', policies }] },
   },
   {
+    // A test of any layer may start a real reference service to talk to (service/test-http.ts).
+    files: ['src/**/*.test.{ts,tsx}'],
+    rules: { 'boundaries/dependencies': ['error', { default: 'disallow', policies: [...policies, { allow: allowTo('service') }] }] },
+  },
+  {
     // vite.config.ts reaches the service only through its plugin.
     files: ['vite.config.ts'],
     rules: {

@@ -29,6 +29,10 @@
  *          items, unknown keys, deep nesting, wide arrays, at the 1 MB limit) sent once, one
  *          after the other, with the GET loop; then the service's RSS is read until it is back
  *          within HOSTILE_RSS_MB of what it was before the phase (up to 10 s).
+ *   faults  hostile X-Sandbox-Fault requests (bench/hostile-faults.ts, issue 37): 80 clients of
+ *          one token asking for delayed wait-mode firehose runs of 1,000,000 events, asking
+ *          again a second after each 429, and 400 with no token asking for `delay-first=30000`
+ *          or `slow-bytes=1`, for BENCH_FAULTS_S seconds; then they all leave. With the GET loop.
  *
  * The firehose reader runs at the lowest CPU priority (nice 19): on a 2-core machine it would
  * otherwise compete with the service and the slow-stream reader for the CPUs.
@@ -41,7 +45,9 @@
  * for each target: 0 events lost, GET max < 250 ms during the 1M run, slow first event
  * < 1 s with STREAMS streams; with MANY_STREAMS streams, GET max < 250 ms and the slow
  * streams' first event p99 < 1 s (printed with the bare server's p99 and the ratio); during the hostile bodies, GET max < 250 ms, every answer
- * a 4xx under 256 kB, and the RSS back within 50 MB. A report: exit 0 when it measured,
+ * a 4xx under 256 kB, and the RSS back within 50 MB; during the hostile faults, the RSS within
+ * 300 MB of its start, GET max < 250 ms, every run slot back within 1 s of the clients leaving
+ * and every no-token request answered 401, whole, within 1 s. A report: exit 0 when it measured,
  * targets missed or not; 1 when something broke (a non-200 answer, a server that died, a
  * timeout).
  *
@@ -49,7 +55,10 @@
  * that phase), BENCH_BARE (default 1, 0 skips the bare baseline), BENCH_FIREHOSE_SHARE (default 0.2),
  * BENCH_FIREHOSE_EVENTS (default 25000), BENCH_BIG_EVENTS (default 1000000),
  * BENCH_IDLE_S (default 3), BENCH_WAIT_RUNS (default 4), BENCH_HOSTILE (default 1, 0 skips
- * that phase), BENCH_SERVICE_NODE_ARGS (extra node flags for the service child, e.g.
+ * that phase), BENCH_FAULTS (default 1, 0 skips that phase, `only` runs it alone: about 45 s),
+ * BENCH_FAULTS_S (default 30, the hostile clients' window), BENCH_SUITE_HOSTILE (the suite CLI
+ * against hostile streams, bench/suite-hostile.ts: default 1, 0 skips it, `only` runs it alone),
+ * BENCH_SERVICE_NODE_ARGS (extra node flags for the service child, e.g.
  * `--cpu-prof`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -62,6 +71,8 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createParser } from 'eventsource-parser';
 import type { Message } from '../src/contract/agents.ts';
 import { hostileBodies, pausedDurableRun, type HostileBody } from '../src/service/test-support/hostile-bodies.ts';
+import { describeFaultsPhase, FAULT_EVENTS, FAULT_WAITS, FAULT_WINDOW_S, faultsTargetRows, hostileFaultsPhase, NO_TOKEN_REQUESTS, type FaultsPhaseResult } from './hostile-faults.ts';
+import { suiteHostilePhase } from './suite-hostile.ts';
 
 const HOST = '127.0.0.1';
 const SCHEMA_PATH = '/rest/api/index/custom-metadata/schema/sales';
@@ -75,6 +86,9 @@ const BIG_EVENTS = Number(process.env.BENCH_BIG_EVENTS ?? 1_000_000);
 const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 3);
 const WAIT_RUNS = Number(process.env.BENCH_WAIT_RUNS ?? 4);
 const HOSTILE = process.env.BENCH_HOSTILE !== '0';
+const FAULTS = process.env.BENCH_FAULTS !== '0';
+const FAULTS_ONLY = process.env.BENCH_FAULTS === 'only';
+const SUITE_HOSTILE = process.env.BENCH_SUITE_HOSTILE ?? '1';
 const BARE_BASELINE = process.env.BENCH_BARE !== '0';
 /**
  * The bare server ends a slow stream after this many events (4 s of the storyteller's pace):
@@ -117,7 +131,7 @@ type ToChild =
   | { type: 'read'; jobs: StreamJob[]; port?: number };
 type FromChild =
   | { type: 'listening'; port: number; tokens: string[] }
-  | { type: 'server'; loopMaxMs: number; loopP99Ms: number; peakRuns: number; rssMb: number }
+  | { type: 'server'; loopMaxMs: number; loopP99Ms: number; peakRuns: number; rssMb: number; slotsInUse: number }
   | { type: 'reader-ready' }
   | { type: 'read-result'; results: StreamResult[] } | { type: 'read-failed'; message: string }
   | { type: 'probe-ready' }
@@ -159,7 +173,14 @@ async function serve(dataDir: string, tokenCount: number): Promise<void> {
       runs.peak = runs.now;
     }
     if (msg.type === 'server-report') {
-      send({ type: 'server', loopMaxMs: delay.max / 1e6, loopP99Ms: delay.percentile(99) / 1e6, peakRuns: runs.peak, rssMb: process.memoryUsage.rss() / 2 ** 20 });
+      send({
+        type: 'server',
+        loopMaxMs: delay.max / 1e6,
+        loopP99Ms: delay.percentile(99) / 1e6,
+        peakRuns: runs.peak,
+        rssMb: process.memoryUsage.rss() / 2 ** 20,
+        slotsInUse: service.runSlots.inUse,
+      });
     }
   });
   process.on('disconnect', () => {
@@ -583,6 +604,7 @@ async function readElsewhere(child: ChildProcess, jobs: StreamJob[], port?: numb
 }
 
 async function main(): Promise<void> {
+  if (SUITE_HOSTILE === 'only') return console.log(`\n${table([['target', 'figure', 'verdict'], ...(await suiteHostilePhase())])}`);
   const watchdog = setTimeout(() => {
     console.error(`\nBROKEN: the bench did not finish within ${WHOLE_RUN_TIMEOUT_MS / 1000} s.`);
     killChildren();
@@ -621,6 +643,21 @@ async function main(): Promise<void> {
     await runWait(port, { token: tokens[0]!, flavour, agent: 'firehose', body: { input: { count: 100 } }, expected: 100, waitChars: 0 });
   }
 
+  const faultsPhase = async (): Promise<FaultsPhaseResult> => {
+    console.log(
+      `\nfaults: ${FAULT_WAITS} clients of one token asking for delayed wait-mode firehose runs of ${fmt(FAULT_EVENTS)} events (again a second after each 429), ` +
+        `${NO_TOKEN_REQUESTS} with no token, for ${FAULT_WINDOW_S} s; then they all leave; with the GET loop`,
+    );
+    const result = await hostileFaultsPhase({ host: HOST, port, token: tokens.at(-1)!, figures: serverFigures, resetFigures: serverReset, probe: prober });
+    console.log(describeFaultsPhase(result));
+    return result;
+  };
+  if (FAULTS_ONLY) {
+    const result = await faultsPhase();
+    console.log(`\n${machineLoad('after')}\n\n${table([['target', 'figure', 'verdict'], ...faultsTargetRows(result)])}`);
+    return;
+  }
+
   // --- idle
   console.log(`\nidle: GET ${SCHEMA_PATH} one at a time for ${IDLE_S} s`);
   serverReset();
@@ -657,6 +694,7 @@ async function main(): Promise<void> {
     console.log(`  service RSS ${fmt(rssBeforeMb)} MB before, ${fmt(server.rssMb)} MB at the end of the phase, ${fmt(rssAfterMb)} MB after settling`);
     hostile = { gets, server, results, rssBeforeMb, rssAfterMb };
   }
+  const faults = FAULTS ? await faultsPhase() : undefined;
 
   // --- load, then many streams
   const slowExpected = await expectedEvents('slow-storyteller', undefined, USER_HI);
@@ -803,6 +841,7 @@ async function main(): Promise<void> {
         : ''),
   );
 
+  const suiteHostileRows = SUITE_HOSTILE === '0' ? [] : await suiteHostilePhase();
   const verdict = (ok: boolean) => (ok ? 'PASS' : 'MISS');
   console.log(
     '\n' +
@@ -833,6 +872,8 @@ async function main(): Promise<void> {
               ];
             })()
           : []),
+        ...(faults ? faultsTargetRows(faults) : []),
+        ...suiteHostileRows,
       ]),
   );
 }

@@ -15,19 +15,27 @@
  *             (PerformanceObserver 'longtask', target ≤ 50 ms) and the JS heap, read every
  *             second (CDP Runtime.getHeapUsage, without forcing a collection; target < 200 MB).
  *
+ *   durable   200 trip-planner cases (durable, approve-all) at concurrency 8 with `npm run suite`,
+ *             against a reference service at its default rate limit (600 requests a minute per
+ *             token) behind a counting proxy: no case may fail (for a 429, a deadline, anything),
+ *             and the run may take at most 1.5× the time the limit itself allows for the requests
+ *             the service accepted (their number over 10 a second).
+ *
  * A report: exit 0 when it measured (PASS or MISS per target), 1 when something broke.
- * Knobs: BENCH_CASES (default 1000), BENCH_ROUNDS (default 2), BENCH_PROFILE=file.cpuprofile (a
- * CDP CPU profile of the console's run, for DevTools), CHROMIUM_PATH.
+ * Knobs: BENCH_CASES (default 1000), BENCH_ROUNDS (default 2), BENCH_DURABLE_CASES (default 200;
+ * 0 skips the phase), BENCH_PHASES (a comma list of headless, console, durable; all by default),
+ * BENCH_PROFILE=file.cpuprofile (a CDP CPU profile of the console's run, for DevTools), CHROMIUM_PATH.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { chromium } from '@playwright/test';
 import { chromiumMissingMessage, chromiumPath } from '../scripts/chromium.mjs';
-import { startConsoleServer } from '../scripts/console-server.ts';
+import { startConsoleServer, startReferenceService } from '../scripts/console-server.ts';
 import { main } from '../scripts/suite.ts';
 import { suiteFileOf } from '../src/engine/suites/suite-file.ts';
 import type { SuiteCase } from '../src/engine/suites/suite.ts';
+import { faultProxy } from '../src/test-support/fault-proxy.ts';
 
 const TOKEN = 'sandbox-agents-1d6f3b9e0a7c2548';
 const CASES = Number(process.env.BENCH_CASES ?? 1_000);
@@ -36,6 +44,13 @@ const CONCURRENCY = 16;
 const RATIO_TARGET = 1.3;
 const LONG_TASK_TARGET_MS = 50;
 const HEAP_TARGET_MB = 200;
+
+const DURABLE_CASES = Number(process.env.BENCH_DURABLE_CASES ?? 200);
+const DURABLE_CONCURRENCY = 8;
+const DURABLE_RATIO_TARGET = 1.5;
+/** The reference service's default: 600 requests a minute per token. */
+const LIMIT_PER_SECOND = 10;
+const PHASES = new Set((process.env.BENCH_PHASES ?? 'headless,console,durable').split(',').map((p) => p.trim()));
 
 const dir = mkdtempSync(join(os.tmpdir(), 'bench-suite-'));
 const question = (i: number) => `Question number ${i}`;
@@ -82,6 +97,53 @@ async function headless(origin: string): Promise<number> {
   });
   if (code !== 0) throw new Error(`npm run suite exited ${code}: ${out}`);
   return performance.now() - started;
+}
+
+/**
+ * 200 trip-planner cases, approve-all, at concurrency 8 against the service's default rate limit:
+ * how many failed, and the wall time against what the limit allows for the requests accepted.
+ */
+async function durablePhase(): Promise<void> {
+  const service = await startReferenceService([]);
+  const proxy = await faultProxy(service.origin);
+  try {
+    const durable: SuiteCase[] = Array.from({ length: DURABLE_CASES }, (_, i) => ({
+      id: `trip_${i}`,
+      name: `Trip ${i}`,
+      agent: { id: 'trip-planner', name: 'Trip Planner' },
+      api: 'platform',
+      mode: 'durable',
+      messages: [{ role: 'USER', content: [{ type: 'text', text: `Plan trip ${i}` }] }],
+      policy: { kind: 'approve-all' },
+      assertions: [{ kind: 'outcome', expect: 'success' }],
+    }));
+    const durableFile = join(dir, 'durable.json');
+    writeFileSync(durableFile, JSON.stringify(suiteFileOf({ name: 'Bench: trips', cases: durable })));
+    let out = '';
+    const started = performance.now();
+    const code = await main([durableFile, '--base-url', proxy.url, '--concurrency', String(DURABLE_CONCURRENCY), '--json', join(dir, 'durable-results.json')], {
+      stdout: () => undefined,
+      stderr: (t) => (out += t),
+      progress: false,
+      env: { TOKEN },
+    });
+    const seconds = (performance.now() - started) / 1000;
+    const results = JSON.parse(readFileSync(join(dir, 'durable-results.json'), 'utf8')) as { results: { verdict: string; name: string; status: string; problem?: string }[] };
+    const failed = results.results.filter((r) => r.verdict !== 'passed');
+    const accepted = proxy.seen.filter((r) => r.status !== 429).length;
+    const refused = proxy.seen.length - accepted;
+    const allowed = accepted / LIMIT_PER_SECOND;
+    const ratio = seconds / allowed;
+    console.log(
+      `\ndurable: ${DURABLE_CASES} trip-planner cases (approve-all) at concurrency ${DURABLE_CONCURRENCY} against the default rate limit (600/min): ` +
+        `${seconds.toFixed(1)} s; ${accepted} requests accepted (${(accepted / DURABLE_CASES).toFixed(1)} a case), ${refused} refused 429; the limit allows them in ${allowed.toFixed(1)} s`,
+    );
+    console.log(`  cases failed: ${failed.length} (target 0) ${verdict(failed.length === 0 && code === 0)}${failed.length ? ` — first: ${failed[0]!.name}: ${failed[0]!.status} ${failed[0]!.problem ?? out.slice(0, 300)}` : ''}`);
+    console.log(`  time against what the limit allows: ${ratio.toFixed(2)}× (target ≤ ${DURABLE_RATIO_TARGET}×) ${verdict(ratio <= DURABLE_RATIO_TARGET)}`);
+  } finally {
+    await proxy.close();
+    service.stop();
+  }
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -152,6 +214,8 @@ async function inTheConsole(origin: string): Promise<{ longestTaskMs: number; ta
 async function run(): Promise<void> {
   const missing = chromiumMissingMessage();
   console.log(`bench:suite — ${CASES.toLocaleString('en-US')} echo-assistant cases at concurrency ${CONCURRENCY}; load average ${os.loadavg().map((n) => n.toFixed(1)).join(' ')} on ${os.cpus().length} cores`);
+  if (PHASES.has('durable') && DURABLE_CASES > 0) await durablePhase();
+  if (!PHASES.has('headless') && !PHASES.has('console')) return;
   const server = await startConsoleServer(['--rate-limit', '0', '--max-runs', '0']);
   try {
     // Warm both paths (the service's agent catalogue, the runner's modules) before timing.
@@ -161,7 +225,7 @@ async function run(): Promise<void> {
     const ratios: number[] = [];
     const bare: number[] = [];
     const cli: number[] = [];
-    for (let round = 1; round <= ROUNDS; round++) {
+    for (let round = 1; PHASES.has('headless') && round <= ROUNDS; round++) {
       const b = await bareLoop(server.origin);
       const h = await headless(server.origin);
       bare.push(b);
@@ -171,6 +235,7 @@ async function run(): Promise<void> {
     }
     const ratio = ratios.length ? median(ratios) : NaN;
     if (ratios.length) console.log(`\nheadless: median ratio ${ratio.toFixed(2)} (target ≤ ${RATIO_TARGET}) ${verdict(ratio <= RATIO_TARGET)}; bare ${(median(bare) / 1000).toFixed(2)} s, npm run suite ${(median(cli) / 1000).toFixed(2)} s`);
+    if (!PHASES.has('console')) return;
     if (missing) {
       console.log(`console: not measured — ${missing}`);
       return;

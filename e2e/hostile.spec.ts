@@ -207,3 +207,32 @@ test('a schema of 5,001 keys is listed in part, with a filter', async ({ schemas
   await expect(schemas.main.getByLabel(/^key4999 /)).toHaveValue('a value');
   await expectResponsive(heartbeat);
 });
+
+test('a suite case whose pattern grinds on a long answer is judged in a worker: the page answers throughout, and the case fails at the budget saying so', async ({ page, heartbeat }) => {
+  test.setTimeout(120_000);
+  // Issue 37: accepted at import (RE2 takes it); on a 28,000-character answer it held the page's thread 22 s.
+  const pattern = '(?:[ -~]{1000}|Q)'.repeat(500);
+  const file = {
+    format: 'metadata-agents-console/suite',
+    version: 1,
+    suite: { name: 'Hostile pattern' },
+    cases: [
+      { id: 'grind', name: 'Grinding pattern', agent: { id: 'long-answer' }, api: 'platform', mode: 'wait', input: { chars: 28_000 }, assertions: [{ kind: 'outcome', expect: 'success' }, { kind: 'answer-matches', pattern }] },
+      { id: 'plain', name: 'Plain pattern', agent: { id: 'long-answer' }, api: 'platform', mode: 'wait', input: { chars: 28_000 }, assertions: [{ kind: 'answer-matches', pattern: '^The answer\\.' }] },
+    ],
+  };
+  await page.goto('/suites');
+  await page.getByLabel('Suite file to import').setInputFiles({ name: 'hostile-pattern.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(file)) });
+  const main = page.getByRole('main');
+  await expect(main.getByRole('button', { name: 'Run suite' })).toBeEnabled({ timeout: 30_000 });
+  await heartbeat.reset();
+  await main.getByRole('button', { name: 'Run suite' }).click();
+  await expect(main.getByRole('status').filter({ hasText: /Finished: 2 of 2 · 1 passed · 1 failed/ })).toBeVisible({ timeout: 60_000 });
+  await expectResponsive(heartbeat);
+  const results = main.getByRole('region', { name: 'Results by case' });
+  await results.getByRole('button', { name: 'Grinding pattern' }).click();
+  await expect(results.getByRole('listitem').filter({ hasText: 'the answer matches' })).toContainText(
+    'actual: not judged: matching the pattern against the answer (28,000 characters) took longer than 2,000 ms, the budget of one judgement',
+  );
+  await expectResponsive(heartbeat);
+});

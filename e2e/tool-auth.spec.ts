@@ -9,6 +9,7 @@
  * live as long as the test run, so the demo tokens stay unauthorized for the other specs.
  */
 import type { APIRequestContext } from '@playwright/test';
+import http from 'node:http';
 import { expect, test } from './fixtures';
 import { settle, watchCsp } from './csp-watch';
 import { freePort, startConsoleServer, startReferenceService, type ConsoleServer } from '../scripts/console-server';
@@ -116,7 +117,7 @@ test('the tool-server API refuses an unknown server id (404) and a returnUrl on 
   const elsewhere = await request.post('/rest/api/v1/tool-servers/srv_gcal_01/auth', { headers: auth, data: { returnUrl: 'https://evil.example/runs/calendar-helper' } });
   expect(elsewhere.status()).toBe(400);
   expect(await elsewhere.json()).toBe(
-    `returnUrl is on https://evil.example, which is not an allowed return URL: this service returns only to ${baseURL}. Start it with --allowed-return-origin <origin> to allow another console.`,
+    `returnUrl is on https://evil.example, which is not an allowed return URL: this service returns only to ${baseURL}, http://localhost:${new URL(baseURL!).port}. Start it with --allowed-return-origin <origin> to allow another console.`,
   );
   // A consent link works once: the second visit, after a decision, says it no longer works.
   const asked = await request.post('/rest/api/v1/tool-servers/srv_gcal_01/auth', { headers: auth, data: { returnUrl: `${baseURL}/runs/calendar-helper` } });
@@ -146,6 +147,73 @@ test('the tool-server API refuses an unknown server id (404) and a returnUrl on 
   await page.goto(link.href);
   await page.getByRole('button', { name: 'Allow' }).click();
   await expect(page).toHaveURL(`${baseURL}/runs/calendar-helper`);
+});
+
+/**
+ * The attacker's own server on another port of this machine: it shows a page at /phish and
+ * passes everything else on to the console's server as it came, its Host included (a loopback
+ * name on another port, which the service answers). Through it the service's pages are
+ * reached with a foreign Host and port.
+ */
+async function foreignFront(target: string): Promise<{ origin: string; phished: string[]; close(): Promise<void> }> {
+  const port = await freePort();
+  const phished: string[] = [];
+  const to = new URL(target);
+  const server = http.createServer((req, res) => {
+    if (req.url?.startsWith('/phish')) {
+      phished.push(req.url);
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Phished</title><h1>Phished</h1>');
+      return;
+    }
+    const forwarded = http.request({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    forwarded.on('error', () => res.destroy());
+    req.pipe(forwarded);
+  });
+  await new Promise<void>((ok) => server.listen(port, '127.0.0.1', ok));
+  return { origin: `http://127.0.0.1:${port}`, phished, close: () => new Promise((ok) => server.close(() => ok())) };
+}
+
+test('a consent page reached with a foreign Host and port cannot send Allow or Deny to another origin (issue 37)', async ({ page, consent, request, baseURL }) => {
+  const front = await foreignFront(baseURL!);
+  try {
+    const auth = { Authorization: `Bearer ${await mint(request)}` };
+    // Through the foreign front, the service once took that front's origin for its own: a returnUrl to the attacker's page.
+    const phishing = await request.post(`${front.origin}/rest/api/v1/tool-servers/srv_gcal_01/auth`, { headers: auth, data: { returnUrl: `${front.origin}/phish` } });
+    expect(phishing.status()).toBe(400);
+    expect(await phishing.json()).toContain(`returnUrl is on ${front.origin}, which is not an allowed return URL`);
+
+    // A link made for the console, opened through the foreign front: the page offers only the console to go back to.
+    const asked = await request.post(`${front.origin}/rest/api/v1/tool-servers/srv_gcal_01/auth`, { headers: auth, data: { returnUrl: `${baseURL}/runs/calendar-helper` } });
+    expect(asked.status()).toBe(200);
+    const link = new URL(((await asked.json()) as { authorizationUrl: string }).authorizationUrl);
+    // The service names its own consent page, not the origin the request came through.
+    expect(link.origin).toBe(baseURL);
+    for (const decision of ['Allow', 'Deny'] as const) {
+      await page.goto(`${front.origin}${link.pathname}${link.search}`);
+      await consent.expectFor(front.origin, 'Google Calendar');
+      await expect(consent.fact('Then back to')).toHaveText(`${baseURL}/runs/calendar-helper`);
+      // Posted from a page on the foreign origin: refused, and the browser goes nowhere else.
+      const posted = page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/sandbox/oauth/consent');
+      await (decision === 'Allow' ? consent.allow : consent.deny).click();
+      expect((await posted).status()).toBe(403);
+      await expect(page.getByText(`A decision cannot be sent from ${front.origin}.`)).toBeVisible();
+      expect(new URL(page.url()).origin).toBe(front.origin);
+    }
+    expect(front.phished).toEqual([]);
+    const still = await request.get('/rest/api/v1/tool-servers/srv_gcal_01/auth', { headers: auth });
+    expect(((await still.json()) as { authStatus: string }).authStatus).toBe('AWAITING_AUTH');
+
+    // On the service's own page the same link works, and goes back to the console.
+    await page.goto(link.href);
+    await consent.allow.click();
+    await expect(page).toHaveURL(`${baseURL}/runs/calendar-helper`);
+    expect(front.phished).toEqual([]);
+  } finally {
+    await front.close();
+  }
 });
 
 test.describe('through a console server started with --upstream', () => {

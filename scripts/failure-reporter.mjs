@@ -1,12 +1,13 @@
 // A Vitest reporter that keeps each failed test's error with its diff (the JSON reporter keeps
 // the message only, which for toMatchObject is "expected { … } to match object { … }").
 // scripts/test.mjs prints these at the end of `npm test`, where a CI log's tail keeps them.
+// VITEST_FAILURES_FILE names another file, for a second Vitest run at the same time (Node 24's).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 export default class FailureReporter {
   constructor() {
-    this.file = '.reports/vitest-failures.json';
+    this.file = process.env.VITEST_FAILURES_FILE || '.reports/vitest-failures.json';
     this.failed = [];
   }
 

@@ -12,6 +12,15 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export const HOSTILE_TOKEN = 'hostile-instance-token';
+/**
+ * A second token the instance takes, and echoes (agent `token-echo`): it holds characters each
+ * encoding writes differently (`/`, `+`, `=`, `&`, `"`, a space), as a real token may.
+ */
+export const ECHO_TOKEN = 'echo/this+token=with&odd"chars and spaces';
+/** How long a keep-alive-only stream waits between its comments. */
+export const KEEP_ALIVE_MS = 500;
+/** Message events an endless stream writes at a time (it writes until the client goes away). */
+const ENDLESS_BATCH = 200;
 
 /** The catastrophic pattern of issue 27, and what makes it backtrack. */
 export const CATASTROPHIC_PATTERN = '^(a+)+$';
@@ -69,6 +78,10 @@ export const HOSTILE_AGENTS: HostileAgent[] = [
   { agent_id: 'megabyte-events', name: 'Megabyte events', description: `${MEGABYTE_EVENTS} events of 1 MB.`, messages: true, schema: () => ({ type: 'object', properties: {} }) },
   { agent_id: 'endless-line', name: 'Endless line', description: 'An event line that never ends.', messages: true, schema: () => ({ type: 'object', properties: {} }) },
   { agent_id: 'many-messages', name: 'Many messages', description: `A wait answer of ${MANY_MESSAGES} messages.`, messages: true, schema: () => ({ type: 'object', properties: {} }) },
+  { agent_id: 'endless-events', name: 'Endless events', description: 'A stream of message events that never ends.', messages: true, schema: () => ({ type: 'object', properties: {} }) },
+  { agent_id: 'keep-alive-only', name: 'Keep-alive only', description: 'A stream that sends only keep-alive comments, for ever.', messages: true, schema: () => ({ type: 'object', properties: {} }) },
+  { agent_id: 'token-echo', name: 'Token echo', description: 'Echoes the token it was sent, in every encoding: refuses a wait, streams it.', messages: true, schema: () => ({ type: 'object', properties: {} }) },
+  { agent_id: 'long-answer', name: 'Long answer', description: 'A wait answer of as many characters as input.chars says.', messages: true, schema: () => ({ type: 'object', properties: {} }) },
 ];
 
 const agentOf = (a: HostileAgent) => ({
@@ -133,6 +146,52 @@ async function endlessLine(res: http.ServerResponse): Promise<void> {
   res.end();
 }
 
+/** Message events, a batch at a time, until the client goes away: nothing else ends it. */
+async function endlessEvents(res: http.ServerResponse): Promise<void> {
+  openStream(res);
+  for (let i = 1; ; i += ENDLESS_BATCH) {
+    let batch = '';
+    for (let j = i; j < i + ENDLESS_BATCH; j++) batch += `id: ${j}\nevent: message\ndata: {"messages":[{"role":"GLEAN_AI","content":[{"type":"text","text":"word${j} "}]}]}\n\n`;
+    if (!(await write(res, batch))) return;
+  }
+}
+
+/** A stream that opens, then sends only keep-alive comments, until the client goes away. */
+async function keepAliveOnly(res: http.ServerResponse): Promise<void> {
+  openStream(res);
+  while (await write(res, ': keep-alive\n\n')) await new Promise((r) => setTimeout(r, KEEP_ALIVE_MS));
+}
+
+/** The token as a server may echo it: as it is, percent-encoded (either case), JSON-escaped, in Basic credentials. */
+export function echoesOf(token: string): string[] {
+  return [
+    token,
+    encodeURIComponent(token),
+    encodeURIComponent(token).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()),
+    JSON.stringify(token).slice(1, -1).replace(/\//g, '\\/'),
+    [...token].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join(''),
+    `Basic ${Buffer.from(`someone:${token}`).toString('base64')}`,
+  ];
+}
+
+const echoSentence = (token: string) => `The token ${token} is not valid here (as received: ${echoesOf(token).slice(1).join(' | ')}).`;
+
+/** A wait: refused, the token in its problem. A stream: the token in its events and answer. */
+async function tokenEcho(res: http.ServerResponse, token: string, stream: boolean): Promise<void> {
+  if (!stream) return json(res, 403, { type: 'about:blank', title: 'Forbidden', status: 403, detail: echoSentence(token) });
+  openStream(res);
+  for (const [i, part] of [echoSentence(token), ` Again: ${token}.`].entries()) {
+    if (!(await write(res, `id: ${i + 1}\nevent: message\ndata: ${JSON.stringify({ messages: [{ role: 'GLEAN_AI', content: [{ type: 'text', text: part }] }] })}\n\n`))) return;
+  }
+  res.end();
+}
+
+function longAnswer(res: http.ServerResponse, agentId: string, body: { input?: { chars?: unknown } } | undefined): void {
+  const chars = typeof body?.input?.chars === 'number' ? Math.min(Math.max(0, Math.floor(body.input.chars)), 1_000_000) : 1_000;
+  const text = 'The answer. '.repeat(Math.ceil(chars / 12)).slice(0, chars);
+  json(res, 200, { run: { agent_id: agentId, status: 'success' }, messages: [{ role: 'GLEAN_AI', content: [{ type: 'text', text }] }] });
+}
+
 function manyMessages(res: http.ServerResponse, agentId: string): void {
   const messages = Array.from({ length: MANY_MESSAGES }, (_, i) => ({ role: 'GLEAN_AI', content: [{ type: 'text', text: `Message ${i + 1}. ` }] }));
   json(res, 200, { run: { agent_id: agentId, status: 'success' }, messages });
@@ -154,7 +213,8 @@ async function readBody(req: http.IncomingMessage): Promise<unknown> {
 
 async function answer(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
   const path = new URL(req.url ?? '/', 'http://x').pathname;
-  if (req.headers.authorization !== `Bearer ${HOSTILE_TOKEN}`) return json(res, 401, { type: 'about:blank', title: 'Unauthorized', status: 401 });
+  const token = req.headers.authorization?.replace(/^Bearer /, '');
+  if (token !== HOSTILE_TOKEN && token !== ECHO_TOKEN) return json(res, 401, { type: 'about:blank', title: 'Unauthorized', status: 401 });
   if (req.method === 'POST' && path === '/api/agents/search') {
     await readBody(req);
     return json(res, 200, { agents: HOSTILE_AGENTS.map(agentOf) });
@@ -167,8 +227,12 @@ async function answer(req: http.IncomingMessage, res: http.ServerResponse): Prom
   if (req.method === 'GET' && !m[2]) return json(res, 200, { agent: agentOf(agent) });
   if (req.method === 'GET' && m[2] === '/schemas') return json(res, 200, { agent_id: agent.agent_id, name: agent.name, input_schema: agent.schema(), output_schema: {} });
   if (req.method === 'POST' && m[2] === '/runs') {
-    const body = (await readBody(req)) as { stream?: boolean } | undefined;
+    const body = (await readBody(req)) as { stream?: boolean; input?: { chars?: unknown } } | undefined;
     if (agent.agent_id === 'many-messages') return manyMessages(res, agent.agent_id);
+    if (agent.agent_id === 'token-echo') return tokenEcho(res, token, Boolean(body?.stream));
+    if (agent.agent_id === 'long-answer') return longAnswer(res, agent.agent_id, body);
+    if (body?.stream && agent.agent_id === 'endless-events') return endlessEvents(res);
+    if (body?.stream && agent.agent_id === 'keep-alive-only') return keepAliveOnly(res);
     if (!body?.stream) return json(res, 200, { run: { agent_id: agent.agent_id, status: 'success' }, messages: [{ role: 'GLEAN_AI', content: [{ type: 'text', text: 'Done.' }] }] });
     if (agent.agent_id === 'endless-line') return endlessLine(res);
     return megabyteEvents(res, agent.agent_id === 'megabyte-events' ? MEGABYTE_EVENTS : 1);

@@ -3,12 +3,11 @@ import { lazy, Suspense, useEffect, useRef, useState, type ReactNode } from 'rea
 import { BrowserRouter, Navigate, NavLink, Route, Routes, useLocation } from 'react-router';
 import { PageErrorBoundary } from '../components/page-error-boundary';
 import { SlotsProvider } from '../components/slots';
+import type { RunStore } from '../engine/run-store';
 import { RunStoreProvider, useRuns } from '../hooks/run-store';
 import { ConnectionPage } from '../features/connection/connection-page';
 import { ConnectionPanel } from '../features/connection/connection-panel';
 import { ConnectionProvider } from '../features/connection/connection-provider';
-import { TokenGate } from '../features/connection/token-prompt';
-import { AGENTS_SCOPE } from '../contract/scopes';
 import { createQueryClient } from './query-client';
 import { consoleSlots } from './slots';
 
@@ -19,9 +18,14 @@ const RunsPage = lazy(() => import('./runs-page').then((m) => ({ default: m.Runs
 const ComparePage = lazy(() => import('../features/insight/routes/compare-page').then((m) => ({ default: m.ComparePage })));
 const SuitesPage = lazy(() => import('../features/suites/routes/suites-page').then((m) => ({ default: m.SuitesPage })));
 const SuitePage = lazy(() => import('../features/suites/routes/suite-page').then((m) => ({ default: m.SuitePage })));
-const DurableRunPage = lazy(() => import('../features/runs/routes/durable-run-page').then((m) => ({ default: m.DurableRunPage })));
+const DurableRunRoute = lazy(() => import('./durable-run-route').then((m) => ({ default: m.DurableRunRoute })));
 // History's database loads after the first paint, with what keeps it true (follows runs going on).
 const HistoryKeeper = lazy(() => import('./history-keeper').then((m) => ({ default: m.HistoryKeeper })));
+
+/** The navigation's Agent runs link, before the run store has loaded: no run can be live yet. */
+function PlainRunsLink() {
+  return <NavLink to="/runs">Agent runs</NavLink>;
+}
 
 function RunsLink() {
   const { active: live, paused } = useRuns();
@@ -79,7 +83,9 @@ export function Layout() {
         <nav aria-label="Main">
           <NavLink to="/connection">Connection</NavLink>
           <NavLink to="/schemas">Schemas</NavLink>
-          <RunsLink />
+          <Suspense fallback={<PlainRunsLink />}>
+            <RunsLink />
+          </Suspense>
           <NavLink to="/suites">Suites</NavLink>
         </nav>
       </header>
@@ -99,15 +105,7 @@ export function Layout() {
                 <Route path="compare/:a/:b" element={<ComparePage />} />
                 <Route path="suites" element={<SuitesPage />} />
                 <Route path="suites/:suiteId" element={<SuitePage />} />
-                <Route
-                  path="runs/:agentId/:runId"
-                  element={
-                    // Opened from a link in a new tab, a durable run's page has no token yet (tokens are per tab by default).
-                    <TokenGate scope={AGENTS_SCOPE} why="A durable run can be read only with the token that started it.">
-                      <DurableRunPage />
-                    </TokenGate>
-                  }
-                />
+                <Route path="runs/:agentId/:runId" element={<DurableRunRoute />} />
                 <Route path="*" element={<Navigate to="/connection" replace />} />
               </Routes>
             </Suspense>
@@ -119,12 +117,12 @@ export function Layout() {
 }
 
 /** Everything the pages share, above the router: server state, the connection, the runs. */
-export function AppProviders({ children }: { children: ReactNode }) {
+export function AppProviders({ children, runStore }: { children: ReactNode; /** The run store (component tests give one, ready at once); else it loads after the first page. */ runStore?: RunStore }) {
   const [queryClient] = useState(createQueryClient);
   return (
     <QueryClientProvider client={queryClient}>
       <ConnectionProvider>
-        <RunStoreProvider>
+        <RunStoreProvider store={runStore}>
           <SlotsProvider slots={consoleSlots}>
             {children}
             <Suspense fallback={null}>

@@ -179,6 +179,8 @@ it('a durable turn paused for approval is approved inside the thread, in one cli
   const before = (await servicePosts()).length;
   await reply(u, 'Thanks');
   await waitFor(() => expect(turnItems()).toHaveLength(2));
+  // The turn is in history from its click on; its POST goes out once its entry is written.
+  await waitFor(async () => expect(await postsAfter(before)).toHaveLength(1));
   const [next] = (await postsAfter(before)).map((p) => p.messages as Message[]);
   expect(next![0]).toEqual(user('File my receipts'));
   expect(next!.at(-1)).toEqual(user('Thanks'));

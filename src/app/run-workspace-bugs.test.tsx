@@ -53,7 +53,8 @@ it('bug 1: "Run again" from history loads the agent it ran, not the one open now
   expect(newest!.textContent).not.toMatch(/Echo Assistant/);
   const run = screen.getByRole('region', { name: 'Run' });
   expect(within(run).getByText('HR Policy Agent', { selector: 'strong' })).toBeTruthy();
-  expect((await serviceRuns()).slice(before).map((r) => r.agentId)).toEqual(['hr-policy-form']);
+  // History has the run from its click on; its POST goes out once its entry is written.
+  await waitFor(async () => expect((await serviceRuns()).slice(before).map((r) => r.agentId)).toEqual(['hr-policy-form']));
 });
 
 it('bug 2: adding input fields by hand renders a bounded number of times', async () => {

@@ -4,8 +4,9 @@
  */
 import { render, screen, waitFor, within } from '@testing-library/react';
 import { expect } from 'vitest';
-import { Profiler, StrictMode, useEffect } from 'react';
+import { Profiler, StrictMode, Suspense, useEffect } from 'react';
 import { MemoryRouter } from 'react-router';
+import { consoleRunStore } from '../hooks/console-run-store';
 import { useRunStore } from '../hooks/run-store';
 import type { RunStore } from '../engine/run-store';
 import { saveRun, type HistoryEntry } from '../db/history';
@@ -40,8 +41,10 @@ export { DEMO, freshBrowser, serviceRuns } from '../test-support/reference-servi
 export function renderConsole(path: string, onRender?: () => void) {
   return render(
     <StrictMode>
-      <AppProviders>
-        <CaptureStore />
+      <AppProviders runStore={consoleRunStore()}>
+        <Suspense fallback={null}>
+          <CaptureStore />
+        </Suspense>
         <MemoryRouter initialEntries={[path]}>
           <Profiler id="console" onRender={() => onRender?.()}>
             <Layout />

@@ -16,7 +16,10 @@ export interface SandboxFault {
   dropAfter?: number;
   /** Hold a stream's first event (a JSON answer: the answer) this many ms; keep-alives meanwhile. */
   delayFirst?: number;
-  /** Answer this error status at once, in the API family's format; no run starts. */
+  /**
+   * Answer this error status, in the API family's format; no run starts. Alone, at once (before
+   * the token is read); with delayFirst or slowBytes, once the request is admitted, held or paced.
+   */
   status?: number;
   /** Seconds in `Retry-After`, with status 429 or 503. */
   retryAfter?: number;

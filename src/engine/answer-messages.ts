@@ -17,15 +17,16 @@ const isText = (b: unknown): b is Block => typeof b === 'object' && b !== null &
 /** Adds one fragment to the messages formed so far (in place: `formed` is the caller's own array). */
 export function addFragment(formed: Message[], fragment: Message): void {
   const content: unknown[] = Array.isArray(fragment.content) ? fragment.content : [];
-  const last = formed.at(-1);
+  let last = formed.at(-1);
   if (!last || last.role !== fragment.role) {
-    // A copy: the fragment's own blocks are never changed when later text joins them.
-    formed.push({ ...fragment, content: content.map((b) => (isText(b) ? { ...b } : b)) as Block[] });
-    return;
+    // Its blocks are added one by one below, as a later fragment's are: adjacent text parts of the first fragment join too.
+    last = { ...fragment, content: [] };
+    formed.push(last);
   }
   for (const block of content) {
     const tail = last.content.at(-1);
     if (isText(block) && isText(tail)) tail.text += block.text;
+    // A copy: the fragment's own blocks are never changed when later text joins them.
     else last.content.push((isText(block) ? { ...block } : block) as Block);
   }
 }

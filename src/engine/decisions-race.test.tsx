@@ -8,7 +8,8 @@ import { afterEach, expect, it } from 'vitest';
 import { DEMO, referenceConnection } from '../test-support/reference-service';
 import { slowNetwork } from '../test-support/slow-network';
 import { runRequest } from './run-request';
-import { RunStore, type RunConnection } from './run-store';
+import { RunStore } from './run-store';
+import type { RunConnection } from './run-record';
 
 const CONNECTION: RunConnection = referenceConnection(DEMO.agents, 'test-fingerprint');
 

@@ -1,25 +1,23 @@
 /**
  * One run the console holds, with everything that lives only while it is in flight or
- * followed: its abort controller, its wait timeout, the connection it was sent (or opened)
- * with, who watches it, its read timer, and the queue of its writes to history. The record
- * itself is the run's state; history has everything else.
+ * followed: its session (the run's record and its requests), the POST's abort controller, its
+ * wait timeout, the connection it was sent (or opened) with, who watches it, the loop that
+ * follows it, and the queue of its writes to history. History has everything else.
  */
 
-import type { RunRecord } from './run-record';
-import type { RunConnection } from './run-store';
+import type { RunConnection, RunRecord } from './run-record';
+import type { RunSession } from './session';
 
 export class Flight {
+  /** The POST's controller, while it is open. */
   controller?: AbortController;
   /** Wait runs' client-side timeout. */
   deadline?: ReturnType<typeof setTimeout>;
   watchers = 0;
   /** Whether anything has watched it yet: a run opened is let go only once what showed it is gone. */
   watched = false;
-  timer?: ReturnType<typeof setTimeout>;
-  reading?: Promise<void>;
-  readCount = 0;
-  /** A cancellation or decisions on their way: reads are not applied until their answer is in. */
-  acting = 0;
+  /** Stops the loop that follows the run, while one does. */
+  following?: AbortController;
   /** This run's writes to history, one after another: a later state is never overwritten by an earlier one. */
   saving: Promise<unknown> = Promise.resolve();
   /** Whether history holds what a reload needs to find the run again. */
@@ -34,10 +32,14 @@ export class Flight {
   releaseLock?: () => void;
 
   constructor(
-    public record: RunRecord,
+    readonly session: RunSession,
     /** Where its follow-up requests go, whatever is selected now. Never persisted. */
     readonly connection: RunConnection,
   ) {}
+
+  get record(): RunRecord {
+    return this.session.record;
+  }
 
   whenKept(): Promise<void> {
     if (this.kept) return Promise.resolve();
@@ -52,9 +54,10 @@ export class Flight {
 
   /** Everything timed is stopped: nothing of it fires once the console lets it go. */
   dispose(): void {
-    clearTimeout(this.timer);
+    this.following?.abort();
+    this.following = undefined;
     clearTimeout(this.deadline);
-    this.timer = this.deadline = undefined;
+    this.deadline = undefined;
     this.watchers = 0;
     this.releaseLock?.();
     this.releaseLock = undefined;

@@ -5,18 +5,22 @@
  */
 
 import { durableOutputText } from '../contract/durable-runs';
+import { platformRunsPath } from '../contract/run-paths';
 import { transcriptOf, type RunWaitResponse } from '../contract/agents';
 import type { ApiResponse, ResponseMeta } from '../lib/api-client';
 import type { ActiveConnection } from '../lib/connection';
 import { utf8Bytes } from '../lib/format';
 import { refusalError, storedRefusal, type HistoryDetails, type HistoryEntry } from './history-entry';
-import { isInFlight, isTerminal, type RunState, type RunStatus } from './run-machine';
+import { initialRunState, isInFlight, isTerminal, type RunState, type RunStatus } from './run-machine';
 import type { RunRequest } from './run-request';
 import type { StreamLog } from './stream-log';
 import { answerMessages, MAX_ANSWER_MESSAGES } from './thread';
 import type { Message } from '../contract/agents';
 
 /** Where a run went: the connection's identity at the moment it was sent, never its token. */
+/** What a run is sent with: where, the token (never kept), and the profile it came from. */
+export type RunConnection = Pick<ActiveConnection, 'baseUrl' | 'token' | 'problem' | 'profileId' | 'profileLabel' | 'mode' | 'target' | 'fingerprint'>;
+
 export interface RunTarget {
   profileId: string;
   profileLabel: string;
@@ -90,7 +94,7 @@ export function metricsOf(record: RunRecord): RunMetrics {
   // A refused run's size is its refusal's body: the one answer it got (a refused stream's log is empty).
   const refused = record.state.refusal?.meta?.rawBody;
   if (refused !== undefined) return { durationMs, eventCount: 0, bytes: utf8Bytes(refused) };
-  if (record.log) return { durationMs, eventCount: record.log.events.length, bytes: record.log.bytes, firstEventMs: record.log.firstEventMs };
+  if (record.log) return { durationMs, eventCount: record.log.eventCount, bytes: record.log.bytes, firstEventMs: record.log.firstEventMs };
   if (record.summary) return { durationMs, eventCount: record.summary.eventCount, bytes: record.summary.bytes, firstEventMs: record.summary.firstEventMs };
   // A refused run's size is its refusal's body: the one answer it got.
   const body = record.answer?.rawBody ?? record.state.durable?.meta?.rawBody ?? record.state.refusal?.meta?.rawBody ?? '';
@@ -100,7 +104,7 @@ export function metricsOf(record: RunRecord): RunMetrics {
 /** The stream's counts, kept when its log is let go. */
 export function summaryOf(log: StreamLog): StreamSummary {
   return {
-    eventCount: log.events.length,
+    eventCount: log.eventCount,
     bytes: log.bytes,
     firstEventMs: log.firstEventMs,
     ...(log.answerMessages && { answerMessages: log.answerMessages, answerTruncated: log.answerTruncated }),
@@ -140,7 +144,7 @@ const entries = new WeakMap<RunRecord, { events: number; bytes: number; entry: H
  * join a 100,000-message transcript again each time.
  */
 export function historyEntryOf(record: RunRecord): HistoryEntry {
-  const events = record.log?.events.length ?? 0;
+  const events = record.log?.eventCount ?? 0;
   const bytes = record.log?.bytes ?? 0;
   const cached = entries.get(record);
   if (cached && cached.events === events && cached.bytes === bytes) return cached.entry;
@@ -220,5 +224,35 @@ export function recordOfEntry(entry: HistoryEntry): RunRecord {
     },
     historyId: entry.id,
     stored: { durationMs: entry.durationMs, transcript: entry.transcript },
+  };
+}
+
+export function targetOf(c: RunConnection): RunTarget {
+  return { profileId: c.profileId, profileLabel: c.profileLabel, mode: c.mode, target: c.target, baseUrl: c.baseUrl, fingerprint: c.fingerprint };
+}
+
+/** Whether a run was sent (or opened) with this connection: the same place and the same token, by fingerprint. */
+export function sameConnection(t: RunTarget, c: Pick<RunTarget, 'mode' | 'target' | 'fingerprint'>): boolean {
+  return t.mode === c.mode && t.target === c.target && t.fingerprint === c.fingerprint;
+}
+
+/**
+ * The record of a durable run opened by its id: what history kept of it (`entry`: its request,
+ * the states it saw, decisions included), else only its agent; reads add what follows.
+ */
+export function openedRecord(id: string, target: RunTarget, agentId: string, runId: string, entry?: HistoryEntry): RunRecord {
+  return {
+    id,
+    origin: 'opened',
+    request: entry?.request ?? { agentId, flavour: 'platform', mode: 'durable', path: platformRunsPath(agentId), body: {} },
+    target,
+    // A run opened without history starts when the service created it (set at its first read).
+    startedAt: entry?.startedAt ?? Date.now(),
+    state: entry?.transitions ? { ...initialRunState, transitions: entry.transitions } : initialRunState,
+    runId,
+    ...(entry && {
+      historyId: entry.id,
+      fromHistory: { final: isTerminal(entry.status as RunStatus), ...(entry.imported && { imported: entry.imported }) },
+    }),
   };
 }

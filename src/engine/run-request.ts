@@ -2,9 +2,15 @@ import type { Message } from '../contract/agents';
 import { legacyRunPath, platformRunsPath, type RunFlavour } from '../contract/run-paths';
 import { SANDBOX_FAULT_HEADER } from '../contract/sandbox-fault';
 import type { ConnectionMode } from '../lib/connection';
-import type { ThreadRef } from './thread';
 
 export type Flavour = RunFlavour;
+
+/** What a run's request says of its place in a conversation. */
+export interface ThreadRef {
+  id: string;
+  /** The turn (a run's history id) whose answer this turn follows; none for the first turn. */
+  parentId?: string;
+}
 /** Durable exists only on the platform API: the run is persisted and followed by its id. */
 export type Mode = 'stream' | 'wait' | 'durable';
 

@@ -7,7 +7,7 @@ import { transcriptOf, type RunWaitResponse } from '../contract/agents';
 import type { DurableRunAnswer } from '../contract/durable-runs';
 import { ApiError, type ApiResponse } from '../lib/api-client';
 import type { Connection } from '../lib/connection';
-import type { EventReader } from '../lib/sse';
+import type { EventReader, StreamEnd } from '../lib/sse';
 import { createDurableRun } from './send/durable-run';
 import { sendStreamRun } from './send/run-stream';
 import { sendWaitRun } from './send/run-wait';
@@ -40,6 +40,20 @@ export interface SendContext {
   dispatch(action: RunAction, patch?: Partial<Pick<RunRecord, 'answer' | 'runId'>>): void;
   /** What reads a stream: the page's by default; the headless suite runner gives one for Node. */
   reader?: EventReader;
+  /**
+   * Sends the POST in the connection's turn, and again while the service refuses it for now
+   * (429, 503: nothing started); without it the POST goes out at once, and a refusal is the answer.
+   */
+  pace?<T>(attempt: () => Promise<T>): Promise<T>;
+}
+
+const once = <T>(attempt: () => Promise<T>) => attempt();
+
+/** A stream refused for now, thrown so that `pace` may wait and send it again; any other end is the answer. */
+class RefusedForNow extends Error {
+  constructor(readonly end: Extract<StreamEnd, { kind: 'refused' }>) {
+    super(end.error.message);
+  }
 }
 
 function asApiError(err: unknown): ApiError {
@@ -57,19 +71,36 @@ function ended(ctx: SendContext, err: unknown): void {
 }
 
 export async function sendStream(ctx: SendContext, log: StreamLog): Promise<void> {
-  const end = await sendStreamRun(
-    ctx.connection,
-    ctx.record.request,
-    {
-      onOpen: (meta) => {
-        log.open(meta);
-        ctx.dispatch({ type: 'open', at: Date.now(), meta });
+  const attempt = async (): Promise<StreamEnd> => {
+    const end = await sendStreamRun(
+      ctx.connection,
+      ctx.record.request,
+      {
+        onOpen: (meta) => {
+          log.open(meta);
+          ctx.dispatch({ type: 'open', at: Date.now(), meta });
+        },
+        onEvent: (e) => log.event(e),
       },
-      onEvent: (e) => log.event(e),
-    },
-    ctx.signal,
-    ctx.reader,
-  );
+      ctx.signal,
+      ctx.reader,
+    );
+    // Refused before it opened: nothing of it was read, so it may be sent again whole.
+    if (ctx.pace && end.kind === 'refused') throw new RefusedForNow(end);
+    return end;
+  };
+  let end: StreamEnd;
+  try {
+    end = await (ctx.pace ?? once)(async () => {
+      try {
+        return await attempt();
+      } catch (err) {
+        throw err instanceof RefusedForNow ? err.end.error : err;
+      }
+    });
+  } catch (err) {
+    end = err instanceof ApiError ? { kind: 'refused', error: err } : { kind: 'refused', error: asApiError(err) };
+  }
   const failure = log.finish();
   const at = Date.now();
   switch (end.kind) {
@@ -92,7 +123,7 @@ function waitFailure(answer: ApiResponse<RunWaitResponse>): RunFailure | undefin
 }
 
 export async function sendWait(ctx: SendContext): Promise<void> {
-  const answer = sendWaitRun(ctx.connection, ctx.record.request, ctx.signal);
+  const answer = (ctx.pace ?? once)(() => sendWaitRun(ctx.connection, ctx.record.request, ctx.signal));
   ctx.dispatch({ type: 'wait', at: Date.now() });
   try {
     const response = await answer;
@@ -109,7 +140,7 @@ export async function sendWait(ctx: SendContext): Promise<void> {
  */
 export async function sendDurable(ctx: SendContext): Promise<void> {
   const clientRunId = ctx.record.target.mode === 'same-origin' ? ctx.record.id : undefined;
-  const created = createDurableRun(ctx.connection, ctx.record.request, ctx.signal, clientRunId);
+  const created = (ctx.pace ?? once)(() => createDurableRun(ctx.connection, ctx.record.request, ctx.signal, clientRunId));
   ctx.dispatch({ type: 'wait', at: Date.now() });
   let response: ApiResponse<DurableRunAnswer>;
   try {

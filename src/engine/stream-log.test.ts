@@ -209,4 +209,28 @@ describe('what one event, and the whole stream, may keep (issue 27)', () => {
     expect(s.answerTruncated).toBe(true);
     expect(s.answerMessages).toEqual([]);
   });
+
+  it('bounded (a suite run’s), keeps at most its events and characters, and the shared total, and counts every event on', () => {
+    const shared = { events: 7, chars: 1_000_000 };
+    const { s } = session();
+    s.keepAtMost({ events: 5, chars: 1_000_000, shared });
+    for (let i = 1; i <= 8; i++) s.event({ id: String(i), event: 'message', data: msg(`w${i} `) }, i);
+    expect(s.events.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5]);
+    expect(s.droppedEvents).toBe(3);
+    expect(s.eventCount).toBe(8);
+    expect(s.transcriptText).toBe('w1 w2 w3 w4 w5 w6 w7 w8 ');
+    // A second log draws on what the first left of the total.
+    const other = session().s;
+    other.keepAtMost({ events: 5, chars: 1_000_000, shared });
+    for (let i = 1; i <= 4; i++) other.event({ id: String(i), event: 'message', data: msg('x') }, i);
+    expect(other.events).toHaveLength(2);
+    expect(shared.events).toBe(0);
+    // By characters: a cut megabyte event is kept as its beginning, and no full data apart.
+    const big = session().s;
+    big.keepAtMost({ events: 100, chars: EVENT_DATA_KEEP * 2 });
+    for (let i = 1; i <= 3; i++) big.event({ id: String(i), event: 'message', data: msg('z'.repeat(1_000_000)) }, i);
+    expect(big.events).toHaveLength(2);
+    expect(fullDataOf(big.events[0]!)).toBeUndefined();
+    expect(big.eventCount).toBe(3);
+  });
 });

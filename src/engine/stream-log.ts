@@ -20,6 +20,19 @@ export const MAX_ANSWER_BYTES = 4_000_000;
 export { failureOf } from './stream-event';
 
 /**
+ * What a bounded log (a suite run's) keeps of its events: past either count, an event is
+ * counted (its text still joins the transcript) but not kept, and no full data is kept apart.
+ */
+export interface KeepLimit {
+  /** Events kept at most. */
+  events: number;
+  /** Characters of event data kept at most (a kept event holds at most EVENT_DATA_KEEP of its data). */
+  chars: number;
+  /** What is left to keep across several logs (a suite run's total): drawn from as each keeps an event. */
+  shared?: { events: number; chars: number };
+}
+
+/**
  * What a streamed run received, as it arrives: each event read (stream-event), its text added
  * to the transcript (transcript), listeners told at most once per animation frame
  * (render-throttle), and a legacy run's error recognised at the end (legacy-error). Events go
@@ -50,6 +63,12 @@ export class StreamLog {
   private lastAt = 0;
   private fullBytes = 0;
   private answerBytes = 0;
+  /** Events received, kept or not. */
+  private received = 0;
+  /** Events received but not kept (past the log's KeepLimit). */
+  droppedEvents = 0;
+  private limit: KeepLimit | undefined;
+  private keptChars = 0;
 
   constructor(
     readonly flavour: Flavour,
@@ -73,6 +92,30 @@ export class StreamLog {
     return this.text.text;
   }
 
+  /** Events received, whether kept or not. */
+  get eventCount(): number {
+    return this.received;
+  }
+
+  /** Bounds what the log keeps from now on (a suite run: a server may send events without end). */
+  keepAtMost(limit: KeepLimit): void {
+    this.limit = limit;
+  }
+
+  /** Whether an event is kept: always, unless the log is bounded and full (or the shared total is). */
+  private keeps(chars: number): boolean {
+    const l = this.limit;
+    if (!l) return true;
+    if (this.events.length >= l.events || this.keptChars + chars > l.chars) return false;
+    if (l.shared && (l.shared.events < 1 || l.shared.chars < chars)) return false;
+    this.keptChars += chars;
+    if (l.shared) {
+      l.shared.events--;
+      l.shared.chars -= chars;
+    }
+    return true;
+  }
+
   private elapsed(): number {
     return Math.round(performance.now() - this.startedAt);
   }
@@ -83,7 +126,8 @@ export class StreamLog {
   }
 
   event(e: SseEvent, at: number = this.elapsed()): void {
-    const { entry, text, failure, messages } = readEvent(e, this.events.length + 1, at, this.events.length ? at - this.lastAt : at);
+    const { entry, text, failure, messages } = readEvent(e, this.received + 1, at, this.received ? at - this.lastAt : at);
+    this.received++;
     if (messages && this.answerMessages && !this.answerTruncated) {
       this.answerBytes += entry.bytes;
       if (this.answerBytes > MAX_ANSWER_BYTES) {
@@ -99,7 +143,8 @@ export class StreamLog {
         }
       }
     }
-    if (entry.cut && this.fullBytes + entry.bytes <= MAX_FULL_DATA_BYTES) {
+    const kept = this.keeps(entry.data.length);
+    if (kept && !this.limit && entry.cut && this.fullBytes + entry.bytes <= MAX_FULL_DATA_BYTES) {
       keepFullData(entry, e.data);
       this.fullBytes += entry.bytes;
     }
@@ -114,8 +159,9 @@ export class StreamLog {
     }
     if (failure) this.failure = failure;
     if (entry.warning) this.warnings++;
-    this.events.push(entry);
-    this.throttle.notifySoon(this.events.length);
+    if (kept) this.events.push(entry);
+    else this.droppedEvents++;
+    this.throttle.notifySoon(this.received);
   }
 
   /**

@@ -163,6 +163,17 @@ describe('a turn’s answer messages, whatever the kind of run', () => {
     expect(fragments[0]).toEqual(ai('One '));
   });
 
+  it('joins adjacent text parts of the first fragment too, as of every later one', () => {
+    const image = { type: 'image', url: 'https://example.test/a.png' } as unknown as Message['content'][number];
+    const first: Message = { role: 'GLEAN_AI', content: [{ type: 'text', text: 'Hel' }, { type: 'text', text: 'lo' }, image, { type: 'text', text: ' a' }, { type: 'text', text: 'nd' }] };
+    expect(joinFragments([first, ai(' more')])).toEqual([{ role: 'GLEAN_AI', content: [{ type: 'text', text: 'Hello' }, image, { type: 'text', text: ' and more' }] }]);
+    expect(first.content.map((b) => (b.type === 'text' ? b.text : b.type))).toEqual(['Hel', 'lo', 'image', ' a', 'nd']);
+    // The stream's log forms them alike, from the first event on.
+    const log = new StreamLog('platform', 0, () => () => {}, true);
+    log.event({ id: '1', event: 'message', data: JSON.stringify({ messages: [first] }) }, 1);
+    expect(log.answerMessages).toEqual([{ role: 'GLEAN_AI', content: [{ type: 'text', text: 'Hello' }, image, { type: 'text', text: ' and' }] }]);
+  });
+
   it('a run outside a conversation keeps no messages (a firehose would fill memory)', () => {
     const log = new StreamLog('platform', 0, () => () => {});
     log.event({ id: '1', event: 'message', data: JSON.stringify({ messages: [ai('x')] }) }, 1);

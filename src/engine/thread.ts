@@ -15,13 +15,6 @@ import type { HistoryEntry } from './history-entry';
 import { isTerminal, type RunStatus } from './run-machine';
 import { partsOf, runRequest, type Flavour, type Mode, type RunRequest } from './run-request';
 
-/** What a run's request says of its place in a conversation. */
-export interface ThreadRef {
-  id: string;
-  /** The turn (a run's history id) whose answer this turn follows; none for the first turn. */
-  parentId?: string;
-}
-
 /** A turn as the thread shows it: what history keeps of its run, or the run as it is now. */
 export type Turn = HistoryEntry;
 

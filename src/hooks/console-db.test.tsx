@@ -14,8 +14,10 @@ import { ConsoleDb, OLD_DETAILS_DB, OLD_SUMMARIES_DB } from '../db/console-db';
 import type { HistoryEntry } from '../engine/history-entry';
 import { evictionNotice, importRuns, keepOnScreen, listRuns, saveRun, setRetentionLimits, wipeHistory } from '../db/history';
 import { runRequest } from '../engine/run-request';
-import { type RunStore, type RunConnection } from '../engine/run-store';
-import { consoleRunStore, RunStoreProvider } from './run-store';
+import { type RunStore } from '../engine/run-store';
+import type { RunConnection } from '../engine/run-record';
+import { consoleRunStore } from './console-run-store';
+import { RunStoreProvider } from './run-store';
 import { replyRequest } from '../engine/thread';
 import { useFollowActive } from './use-history';
 

@@ -23,8 +23,11 @@ import {
 } from '../db/history';
 import { historyEntryOf } from '../engine/run-record';
 import { runRequest } from '../engine/run-request';
-import { RUN_LOCK_PREFIX, type RunStore, type RunConnection } from '../engine/run-store';
-import { consoleRunStore, RunStoreProvider } from './run-store';
+import type { RunStore } from '../engine/run-store';
+import type { RunConnection } from '../engine/run-record';
+import { RUN_LOCK_PREFIX } from '../engine/run-writes';
+import { consoleRunStore } from './console-run-store';
+import { RunStoreProvider } from './run-store';
 import { replyRequest } from '../engine/thread';
 import { useFollowActive, useThreadEntries } from './use-history';
 

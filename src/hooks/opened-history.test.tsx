@@ -8,8 +8,8 @@ import { beforeEach, expect, it } from 'vitest';
 import { DEMO, DEMO_EVERYTHING, referenceConnection } from '../test-support/reference-service';
 import { wipeHistory, listRuns } from '../db/history';
 import { runRequest } from '../engine/run-request';
-import type { RunConnection } from '../engine/run-store';
-import { consoleRunStore } from './run-store';
+import type { RunConnection } from '../engine/run-record';
+import { consoleRunStore } from './console-run-store';
 
 const CONNECTION: RunConnection = referenceConnection(DEMO.agents, 'test-fingerprint');
 

@@ -8,8 +8,11 @@ import { listRuns, wipeHistory } from '../db/history';
 import { runRequest } from '../engine/run-request';
 import { slowNetwork } from '../test-support/slow-network';
 import { SANDBOX_CLIENT_RUN_ID_HEADER } from '../contract/sandbox-client-run';
-import { type RunStore, WAIT_STOPPED_BY_YOU, type RunConnection } from '../engine/run-store';
-import { consoleRunStore, RunStoreProvider, useLiveRun, useRuns } from './run-store';
+import type { RunStore } from '../engine/run-store';
+import type { RunConnection } from '../engine/run-record';
+import { WAIT_STOPPED_BY_YOU } from '../engine/run-senders';
+import { consoleRunStore } from './console-run-store';
+import { RunStoreProvider, useLiveRun, useRuns } from './run-store';
 
 const CONNECTION: RunConnection = referenceConnection(DEMO.agents, 'test-fingerprint');
 
@@ -125,7 +128,8 @@ it('a Stop while a wait answer’s body is being read is recorded as Stopped, no
   try {
     const request = runRequest('platform', 'wait', { id: 'echo-assistant' }, { messages: [{ role: 'USER', content: [{ type: 'text', text: 'Hello' }] }] });
     id = store.start(CONNECTION, request)!.id;
-    await waitFor(() => expect(store.get(id)!.state.status).not.toBe('waiting'));
+    // Sending (its entry is written first), then waiting, then the Stop's outcome.
+    await waitFor(() => expect(['sending', 'waiting']).not.toContain(store.get(id)!.state.status));
     expect(store.get(id)!.state.status).toBe('stopped');
     expect(store.get(id)!.state.note).toBe(WAIT_STOPPED_BY_YOU);
   } finally {
@@ -169,6 +173,28 @@ it('a read sent before the decisions and answered after them does not take the r
   const statuses = store.get(id)!.state.transitions.map((t) => t.status);
   expect(statuses.slice(statuses.lastIndexOf('RUNNING'))).not.toContain('REQUIRES_INPUT');
   expect(store.get(id)!.state.status).not.toBe('REQUIRES_INPUT');
+});
+
+// Issue 34, bug 7: a durable run reloaded 60-150 ms after its click had no entry at all, though the service had created it.
+it('a run’s entry is in history before its POST goes out: a reload at any moment after the click finds it', async () => {
+  const store = consoleRunStore();
+  const real = window.fetch;
+  let inHistoryAtPost: string[] | undefined;
+  window.fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    if (init?.method === 'POST' && url.endsWith('/api/agents/trip-planner/runs')) inHistoryAtPost = (await listRuns()).map((e) => e.id);
+    return real(input, init);
+  };
+  try {
+    const request = runRequest('platform', 'durable', { id: 'trip-planner' }, { messages: [{ role: 'USER', content: [{ type: 'text', text: 'Plan Berlin' }] }] });
+    const id = store.start(CONNECTION, request)!.id;
+    await waitFor(() => expect(store.get(id)?.runId).toBeDefined());
+    expect(inHistoryAtPost).toContain(id);
+    await store.cancel(id);
+  } finally {
+    window.fetch = real;
+    await store.settle();
+  }
 });
 
 it('a durable run carries its history id (X-Sandbox-Client-Run-Id) to the bundled reference service only, never to another instance', async () => {

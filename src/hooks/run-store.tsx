@@ -1,36 +1,28 @@
-import { createContext, useContext, useEffect, useState, useSyncExternalStore, type ReactNode } from 'react';
+import { createContext, use, useContext, useEffect, useState, useSyncExternalStore, type ReactNode } from 'react';
 import type { ConnectionIdentity } from '../lib/connection';
 import type { HistoryEntry } from '../engine/history-entry';
-import { RunStore, type RunConnection, type RunRecord, type RunStoreOptions, type RunStoreSnapshot, type WriteRun } from '../engine/run-store';
-import { nextFrame } from '../lib/next-frame';
-import { pageVisibility, webLocks } from '../lib/web-locks';
+import type { RunRecord } from '../engine/run-record';
+import type { RunStore, RunStoreSnapshot } from '../engine/run-store';
+import type { RunConnection } from '../engine/run-record';
 
-const RunStoreContext = createContext<RunStore | null>(null);
-
-/** History's writer, loaded with the history module (and its database) on first use, not with the app. */
-const writeToHistory: WriteRun = async (entry, details, options) => (await import('../db/history')).writeRun(entry, details, options);
-
-/** Where the page has no Web Locks, a run's request is held by this tab's row in the database (history's presence). */
-const holdInHistory = async (name: string) => (await import('../db/history')).holdRun(name);
-
-/** The page's run store: runs written through to history, held by Web Locks (else a row per tab), read while the tab is shown, rendered at animation frames. */
-export function consoleRunStore(options: RunStoreOptions = {}): RunStore {
-  return new RunStore({ save: writeToHistory, visibility: pageVisibility, schedule: nextFrame, lock: webLocks ?? holdInHistory, ...options });
-}
+const RunStoreContext = createContext<RunStore | Promise<RunStore> | null>(null);
 
 /**
  * Holds the console's runs for as long as the app lives, above the routes, so a page can come
- * and go while its run goes on. Tests may pass their own store.
+ * and go while its run goes on. The store (and the engine with it) loads as the app starts, but
+ * not with the first page's code: what reads it before it is there waits (Suspense). Tests may
+ * pass their own store.
  */
 export function RunStoreProvider({ children, store }: { children: ReactNode; store?: RunStore }) {
-  const [own] = useState(() => store ?? consoleRunStore());
+  const [own] = useState<RunStore | Promise<RunStore>>(() => store ?? import('./console-run-store').then((m) => m.consoleRunStore()));
   return <RunStoreContext.Provider value={own}>{children}</RunStoreContext.Provider>;
 }
 
+/** The console's run store; suspends while it loads. */
 export function useRunStore(): RunStore {
   const store = useContext(RunStoreContext);
   if (!store) throw new Error('useRunStore must be used inside RunStoreProvider.');
-  return store;
+  return store instanceof Promise ? use(store) : store;
 }
 
 /** The runs, re-rendering when one starts or changes status (not on every streamed event). */

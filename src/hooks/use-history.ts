@@ -10,7 +10,8 @@ import { consoleDb } from '../db/console-db';
 import { entryOf, evictionNotice, keepOnScreen, lastClear, type Eviction, type HistoryEntry, type LastClear } from '../db/history';
 import { isFollowed, type RunStatus } from '../engine/run-machine';
 import { historyEntryOf, metricsOf, type RunRecord } from '../engine/run-record';
-import { UNREADABLE, type RunConnection } from '../engine/run-store';
+import type { RunConnection } from '../engine/run-record';
+import { UNREADABLE } from '../engine/session';
 import { useLive } from './live-query';
 import { useRunStore } from './run-store';
 

@@ -85,8 +85,11 @@ export function describeErrorBody(status: number, statusText: string, body: unkn
 
 /** The error of a request that was not sent because the connection is not set up. */
 export function notConnected(problem: string): ApiError {
-  return new ApiError('network', 0, 'Connection not set up', problem, undefined, undefined);
+  return new ApiError('network', 0, 'Connection not set up', problem, undefined, undefined, NOT_CONNECTED);
 }
+
+/** The code of a request not sent at all: asking again changes nothing until the connection is set up. */
+export const NOT_CONNECTED = 'not_connected';
 
 /** Builds the absolute URL of `path` on the connection's base URL ('' = this origin). */
 export function urlOf(connection: Pick<Connection, 'baseUrl'>, path: string): string {

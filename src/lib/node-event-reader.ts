@@ -7,7 +7,8 @@
  * No pacing: there are no frames to leave room for.
  */
 import { EventSourceParserStream } from 'eventsource-parser/stream';
-import { boundedEvents, type EventReader } from './sse';
+import type { EventReader } from './sse';
+import { boundedEvents } from './sse-body';
 
 export const nodeEventReader: EventReader = async (url, init, onopen, onmessage) => {
   const response = await fetch(url, { ...init, credentials: 'omit' });

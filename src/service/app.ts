@@ -10,6 +10,7 @@ import { LEGACY_BASE, legacyAgentRoutes, PLATFORM_BASE, platformAgentRoutes } fr
 import { sandboxRoutes } from './routes/sandbox.ts';
 import { consentRoutes } from './routes/consent.ts';
 import { ToolAuthorizations } from './tool-auth.ts';
+import { OwnOrigins } from './own-origins.ts';
 import { RunSlots, type RunObserver, type RunOptions } from './runs.ts';
 import { RateLimiter } from './auth.ts';
 import { preparedSchemaReads, type PreparedRead } from './prepared-reads.ts';
@@ -68,6 +69,10 @@ export interface Service {
   preparedRead?: PreparedRead;
   /** Run streams started ahead of the app (prepared-runs.ts); without it, the app starts them. */
   preparedRun?: PreparedRun;
+  /** The run cap's slots, shared by every way in. */
+  runSlots: RunSlots;
+  /** Its own origins: whatever serves it (node.ts `listen`, the console's server) says where it listens. */
+  ownOrigins: OwnOrigins;
   close(): void;
 }
 
@@ -82,6 +87,8 @@ export interface AppShared {
   platformLimiter: RateLimiter;
   runSlots: RunSlots;
   runLog: RunLog;
+  /** The service's own origins, known once its server listens (own-origins.ts). */
+  ownOrigins: OwnOrigins;
 }
 
 export function appShared(options: ServiceOptions = {}): AppShared {
@@ -92,6 +99,7 @@ export function appShared(options: ServiceOptions = {}): AppShared {
     platformLimiter: new RateLimiter(perMinute),
     runSlots: new RunSlots(options.maxRunsPerToken ?? DEFAULT_MAX_RUNS_PER_TOKEN),
     runLog: new RunLog(),
+    ownOrigins: new OwnOrigins(options.allowedHosts ?? []),
   };
 }
 
@@ -168,6 +176,7 @@ export function createApp(
   const runOptions = {
     toolAuth,
     allowedReturnOrigins: options.allowedReturnOrigins ?? [],
+    ownOrigins: shared.ownOrigins,
     rateLimitPerMinute: options.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE,
     ...runStreamOptions(options, shared),
     runSlots: shared.runSlots,
@@ -229,7 +238,7 @@ export function createApp(
   }
   // Before the sandbox's routes, whose same-origin rule it must not have: a console of any
   // allowed origin sends the browser here. Its handlers answer, so that rule is never reached.
-  app.route('/sandbox/oauth', consentRoutes(store, catalog, toolAuth));
+  app.route('/sandbox/oauth', consentRoutes(store, catalog, toolAuth, { ownOrigins: shared.ownOrigins, allowedReturnOrigins: options.allowedReturnOrigins ?? [] }));
   app.route(
     '/sandbox',
     sandboxRoutes(
@@ -288,5 +297,5 @@ export function assembleService(store: Store, catalog: AgentCatalog, options: Se
           run: runStreamOptions(options, shared),
           allowedHosts: options.allowedHosts,
         });
-  return { app, store, catalog, durable, preparedRead, preparedRun, close: () => store.close() };
+  return { app, store, catalog, durable, preparedRead, preparedRun, runSlots: shared.runSlots, ownOrigins: shared.ownOrigins, close: () => store.close() };
 }

@@ -183,3 +183,35 @@ describe('npm start: the sandbox consent page', () => {
     expect(await page.text()).toContain('Allow access to Google Calendar?');
   });
 });
+
+describe('npm start: the consent page’s own origin is where the console’s server listens', () => {
+  const authorize = (target: string, host: string, returnUrl: string) => {
+    const body = JSON.stringify({ returnUrl });
+    return exchange(
+      `POST ${target} HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${TOKENS.agents}\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  };
+  const path = '/rest/api/v1/tool-servers/srv_gcal_01/auth';
+
+  it('refuses a returnUrl on the origin an absolute-form target or a Host with another port names (400)', async () => {
+    // The console's server does not take an absolute-form target for the service's paths at all.
+    const absolute = await authorize(`http://evil.example${path}`, `127.0.0.1:${port}`, 'http://evil.example/phish');
+    expect(absolute.status).not.toBe(200);
+    expect(absolute.text).not.toContain('authorizationUrl');
+    const otherPort = await authorize(path, '127.0.0.1:9999', 'http://127.0.0.1:9999/runs');
+    expect(otherPort.status).toBe(400);
+    expect(otherPort.json).toBe(
+      `returnUrl is on http://127.0.0.1:9999, which is not an allowed return URL: this service returns only to http://127.0.0.1:${port}, http://localhost:${port}. ` +
+        'Start it with --allowed-return-origin <origin> to allow another console.',
+    );
+    expect((await authorize(path, 'localhost:9999', 'http://localhost:9999/runs')).status).toBe(400);
+  });
+
+  it('takes its own origin, with the port it listens on, and names its consent page there whatever the request named', async () => {
+    const asked = await authorize(path, '127.0.0.1:9999', `http://localhost:${port}/runs`);
+    expect(asked.status).toBe(200);
+    expect(new URL((asked.json as { authorizationUrl: string }).authorizationUrl).origin).toBe(`http://127.0.0.1:${port}`);
+  });
+});
+

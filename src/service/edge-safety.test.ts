@@ -4,10 +4,11 @@
  * Node's own parser refuses, and slow clients. Requests are written byte for byte, so no
  * client library resolves or re-encodes a path on the way.
  */
-import { connect } from 'node:net';
+import { createServer, type ServerResponse } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createService, type Service, type ServiceOptions } from './app.ts';
-import { listen, type ServerTimeouts } from './node.ts';
+import { hardenServer, listen, type ServerTimeouts } from './node.ts';
 import { UsageError } from './flags.ts';
 import { serviceOptionsOf } from './options.ts';
 import { expectFamilyError, expectMetadataError, expectProblem, TOKENS, type Answer, type Family } from './test-http.ts';
@@ -239,6 +240,36 @@ describe("what Node's parser refuses gets a JSON body", () => {
     expectMetadataError(a, 408);
     expect((await send(svc.port, 'GET', '/sandbox/info')).status).toBe(200);
   });
+});
+
+it('a request the parser refuses behind an answer already under way is not answered inside it: the connection is closed', async () => {
+  const held: ServerResponse[] = [];
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.write('first part\n');
+    held.push(res);
+  });
+  hardenServer(server);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = connect({ host: '127.0.0.1', port: (server.address() as AddressInfo).port });
+      let seen = '';
+      socket.on('data', (c: Buffer) => {
+        seen += c.toString('latin1');
+        // The answer's head and first part are in: a request the parser refuses follows.
+        if (seen.includes('first part') && !socket.writableEnded) socket.end('GARBAGE\r\n\r\n');
+      });
+      socket.on('error', reject);
+      socket.on('close', () => resolve(seen));
+      socket.write('GET /a HTTP/1.1\r\nHost: localhost\r\n\r\n');
+    });
+    expect(raw.match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 200']);
+    expect(raw).not.toMatch(/bad request/i);
+  } finally {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  }
 });
 
 describe('a body that stops arriving is bounded by the body-idle timeout, not the 60 s request timeout', () => {

@@ -16,7 +16,20 @@ export interface Env {
     runMessages?: unknown;
     /** What the request's X-Sandbox-Fault asks of its answer (faults.ts). */
     fault?: SandboxFault;
+    /** The run slot an admitted request with a delay-first or slow-bytes fault holds until its answer ends (faults.ts). */
+    faultHold?: HeldFault;
   };
+}
+
+/** What an admitted request with a holding fault keeps until its answer ends: one run slot (faults.ts's FaultHold). */
+export interface HeldFault {
+  readonly fault: SandboxFault;
+  /** The answer is the status the fault asked for, not a refusal of the service's own. */
+  statusAnswer: boolean;
+  /** Waits delay-first, once per request, ending early when `signal` aborts. */
+  delay(signal: AbortSignal): Promise<void>;
+  /** Gives the slot back (once). */
+  release(): void;
 }
 
 export const MAX_BODY_BYTES = 1024 * 1024;

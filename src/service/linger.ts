@@ -117,12 +117,10 @@ export function lingerOn(socket: Socket, bounds: Required<LingerLimits>): void {
   });
   socket.end();
   socket.resume();
-  // Reading may have been stopped under the stream (the parser stops the handle when the
-  // request's buffer is full), where resuming a stream that counts as flowing does not start
-  // it again: net's own tryReadStart does this.
-  const handle = (socket as unknown as { _handle?: { reading?: boolean; readStart?(): number } })._handle;
-  if (handle?.readStart && !handle.reading) {
-    handle.reading = true;
-    if (handle.readStart() !== 0) socket.destroy();
-  }
+  // Node 20 stops reading under the stream when the request's buffer is full (the parser
+  // reads the socket itself until a 'data' listener is added), and the stream then still
+  // counts a read as pending, so resume() starts none: the client, never read, would stall and
+  // lose the answer. A push of nothing is how a stream says its pending read is over (no byte
+  // is added); the stream then asks for more, which starts reading again. Node 24 needs it not.
+  socket.push(Buffer.alloc(0));
 }

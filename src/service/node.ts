@@ -1,7 +1,7 @@
 import { getRequestListener, RequestError, type HttpBindings, type Http2Bindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { createServer, ServerResponse, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { SERVICE_PREFIXES, type Service } from './app.ts';
 import { familyOf, refusalBody, sendRefusal } from './families.ts';
 import { MAX_BODY_BYTES, newRequestId } from './http.ts';
@@ -34,7 +34,7 @@ function nodeFetch(service: Service) {
   };
 }
 
-export type Middleware = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
+import type { Middleware } from './middleware.ts';
 
 export function isServicePath(url: string | undefined): boolean {
   return SERVICE_PREFIXES.some((p) => (url ?? '').startsWith(p));
@@ -206,13 +206,15 @@ const CLIENT_ERROR_LINGER_MS = 2_000;
  * empty body. This answers in the custom-metadata error shape instead (the request's path,
  * and so its API family, is unknown at that point), when the socket can still be written.
  */
-function clientErrorAnswer(headers: Readonly<Record<string, string>>) {
+function clientErrorAnswer(headers: Readonly<Record<string, string>>, answering: (socket: Socket) => boolean) {
   const extra = Object.entries(headers)
     .filter(([k]) => !['content-type', 'content-length', 'connection', 'x-content-type-options'].includes(k.toLowerCase()))
     .map(([k, v]) => `${k}: ${v}\r\n`)
     .join('');
   return (err: NodeJS.ErrnoException, socket: Socket): void => {
-    if (err.code === 'ECONNRESET' || !socket.writable || (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) {
+    // An answer already under way on the connection cannot be followed by another: Node's own
+    // check before its empty 400, which it makes on a property of the socket it keeps private.
+    if (err.code === 'ECONNRESET' || !socket.writable || answering(socket)) {
       socket.destroy();
       return;
     }
@@ -280,7 +282,17 @@ export function hardenServer(server: Server, timeouts: ServerTimeouts = {}, head
   server.headersTimeout = t.headersTimeoutMs;
   server.requestTimeout = t.requestTimeoutMs;
   server.removeAllListeners('clientError');
-  server.on('clientError', clientErrorAnswer(headers));
+  // The answer each connection is writing, once it has the connection (a pipelined one waits).
+  const answers = new WeakMap<Socket, ServerResponse>();
+  server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
+    if (res.socket) answers.set(res.socket, res);
+    else res.once('socket', (socket: Socket) => answers.set(socket, res));
+  });
+  const answering = (socket: Socket) => {
+    const res = answers.get(socket);
+    return res !== undefined && res.headersSent && !res.writableFinished;
+  };
+  server.on('clientError', clientErrorAnswer(headers, answering));
   const switchAnswer = protocolSwitchAnswer(server, headers);
   server.on('connect', switchAnswer);
   server.on('upgrade', switchAnswer);
@@ -316,16 +328,24 @@ export function hardenServer(server: Server, timeouts: ServerTimeouts = {}, head
   watchConnections(server);
 }
 
-/** Sends `res` its 100 Continue when the body is first read, unless an answer has begun by then. */
+/**
+ * Sends `res` its 100 Continue when the body is first read, unless an answer has begun by then.
+ * A read begins with the stream set flowing ('resume': a 'data' listener, pipe, Readable.toWeb's
+ * first pull, a drain) or with a 'readable' listener (async iteration).
+ */
 function continueOnFirstRead(req: IncomingMessage, res: ServerResponse): void {
   awaitingContinue.add(req);
-  const read = req._read;
-  req._read = function (this: IncomingMessage, size: number) {
-    req._read = read;
+  const go = () => {
+    req.off('resume', go);
+    req.off('newListener', onListener);
     awaitingContinue.delete(req);
     if (!res.headersSent && !res.writableEnded) res.writeContinue();
-    read.call(this, size);
   };
+  const onListener = (event: string | symbol) => {
+    if (event === 'readable') go();
+  };
+  req.on('resume', go);
+  req.on('newListener', onListener);
 }
 
 /** Connections the kernel may queue before they are accepted; Linux caps it at net.core.somaxconn (4096 by default). */
@@ -341,7 +361,7 @@ export const LISTEN_BACKLOG = 4096;
 export const ACCEPT_COPIES = 31;
 
 /** A server the CLI starts (the console's, the bench's baseline) takes connections in as the service does. */
-export function acceptAsTheService(server: Server | NetServer): Promise<number> {
+export function acceptAsTheService(server: Server): Promise<number> {
   return acceptMany(server, { copies: ACCEPT_COPIES, backlog: LISTEN_BACKLOG });
 }
 
@@ -379,6 +399,8 @@ export function listen(
     server.listen({ port, host, backlog: LISTEN_BACKLOG }, async () => {
       await acceptMany(server, { copies: acceptCopies, backlog: LISTEN_BACKLOG });
       const info = server.address() as AddressInfo;
+      // Its own origins from the address and the port actually bound (port 0 is one by now).
+      service.ownOrigins.listening(info.address, info.port);
       const shownHost = host.includes(':') ? `[${host}]` : host;
       resolve({
         url: `http://${shownHost}:${info.port}`,

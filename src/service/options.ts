@@ -1,6 +1,7 @@
 import type { ServiceOptions } from './app.ts';
 import { decimalFlag, durationFlag, integerFlag, MAX_TIMER_MS, UsageError } from './flags.ts';
-import { loadRecordings, REPLAY_SPEED, type ReplayOptions } from './replay.ts';
+import { loadRecordings } from './replay-load.ts';
+import { REPLAY_SPEED, type ReplayOptions } from './replay.ts';
 import { parseAllowedHosts } from './request-guard.ts';
 
 /** Flags the `service` and `start` commands share, turned into service options. */

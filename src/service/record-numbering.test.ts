@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
 import { Recorder } from './recorder.ts';
 import { RECORDING_FORMAT, RECORDING_VERSION, type Recording } from './recording.ts';
-import { loadRecordings } from './replay.ts';
+import { loadRecordings } from './replay-load.ts';
 import { call, freshService, TOKENS } from './test-http.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'record-numbering-'));

@@ -6,93 +6,25 @@
  *
  * Secrets never reach a file. Request headers are an allow-list (RECORDED_REQUEST_HEADERS),
  * so Authorization, Cookie and any other header are left out; and every secret the request
- * carried (its bearer token, its cookies' values, the value of any header or query parameter
- * named like a secret) is replaced by "[redacted]" wherever it appears, the path and both
- * bodies included, raw or percent-encoded.
+ * carried is replaced by "[redacted]" wherever it appears (redact.ts). The file is made on the
+ * recorder's own thread (recording-thread.ts) and written whole, then renamed; a stop waits
+ * for the files still being made (settle).
  */
 import { createParser, type EventSourceParser } from 'eventsource-parser';
-import { mkdirSync, readdirSync } from 'node:fs';
-import { rename, writeFile } from 'node:fs/promises';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { rename, rm, writeFile } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { TextDecoder } from 'node:util';
-import { bodyField, RECORDED_REQUEST_HEADERS, RECORDING_FORMAT, RECORDING_VERSION, REDACTED, SECRET_NAME, type RecordedEvent, type Recording } from './recording.ts';
+import type { ExchangeInput } from './recording-build.ts';
+import { RecordingThread } from './recording-thread.ts';
+import { RECORDED_REQUEST_HEADERS, type RecordedEvent, type Recording } from './recording.ts';
+import { redactedPath, secretsOf } from './redact.ts';
 
 /** Body bytes an exchange keeps at most (request and answer each); past it the recording says `truncated`. */
 export const RECORD_MAX_BODY_BYTES = 64 * 1024 * 1024;
 /** An event's cost beyond its fields (its object, `atMs`, the JSON around it), counted against the cap. */
 const EVENT_OVERHEAD_BYTES = 32;
-
-/** Secrets shorter than this are not searched for in the rest of the recording (a cookie "theme=1" is no secret worth blanking every "1" for). */
-const MIN_SECRET_LENGTH = 8;
-
-/** Words of an Authorization value that are its scheme, not its secret. */
-const SCHEMES = /^(bearer|basic|digest|token|negotiate)$/i;
-
-/** Every secret `req` carries: what a recording must not hold anywhere. */
-export function secretsOf(headers: IncomingMessage['headers'], path: string): string[] {
-  const found = new Set<string>();
-  const add = (v: string | undefined) => {
-    const s = v?.trim();
-    if (s && s.length >= MIN_SECRET_LENGTH && !SCHEMES.test(s)) found.add(s);
-  };
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || (RECORDED_REQUEST_HEADERS as readonly string[]).includes(name)) continue;
-    if (!SECRET_NAME.test(name) && name !== 'authorization' && name !== 'cookie' && name !== 'proxy-authorization') continue;
-    for (const v of Array.isArray(value) ? value : [value]) {
-      add(v);
-      // "Bearer abc", "session=abc; theme=dark", "k1=v1, k2=v2": each part on its own as well.
-      for (const part of v.split(/[;,\s]+/)) {
-        add(part);
-        const eq = part.indexOf('=');
-        if (eq > 0) add(part.slice(eq + 1));
-      }
-    }
-  }
-  const query = path.indexOf('?');
-  if (query >= 0) {
-    for (const [name, value] of new URLSearchParams(path.slice(query + 1))) if (SECRET_NAME.test(name)) add(value);
-  }
-  return [...found].sort((a, b) => b.length - a.length);
-}
-
-/** Replaces every secret in `text`, as it is and percent-encoded. */
-function scrubText(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const s of secrets) {
-    for (const form of new Set([s, encodeURIComponent(s), encodeURIComponent(s).replace(/%20/g, '+')])) {
-      if (out.includes(form)) out = out.split(form).join(REDACTED);
-    }
-  }
-  return out;
-}
-
-/** `value` with every secret replaced in every string, keys included. */
-export function scrub<T>(value: T, secrets: readonly string[]): T {
-  if (!secrets.length) return value;
-  const walk = (v: unknown): unknown => {
-    if (typeof v === 'string') return scrubText(v, secrets);
-    if (Array.isArray(v)) return v.map(walk);
-    if (typeof v === 'object' && v !== null) return Object.fromEntries(Object.entries(v).map(([k, x]) => [scrubText(k, secrets), walk(x)]));
-    return v;
-  };
-  return walk(value) as T;
-}
-
-/** The path with the value of every query parameter named like a secret replaced. */
-export function redactedPath(path: string): string {
-  const q = path.indexOf('?');
-  if (q < 0) return path;
-  const params = new URLSearchParams(path.slice(q + 1));
-  let changed = false;
-  for (const [name] of params) {
-    if (SECRET_NAME.test(name)) {
-      params.set(name, REDACTED);
-      changed = true;
-    }
-  }
-  return changed ? `${path.slice(0, q)}?${params.toString()}` : path;
-}
 
 /** A file name that sorts in recording order and says what it holds: 0007-post-api-agents-echo-assistant-runs.json. */
 function fileNameOf(seq: number, method: string, path: string): string {
@@ -121,8 +53,15 @@ class BoundedBytes {
     this.bytes += chunk.length;
   }
 
-  text(): string {
-    return Buffer.concat(this.parts).toString('utf8');
+  /** The body in a buffer of its own, which can be moved to the recorder's thread. */
+  take(): Uint8Array {
+    const out = new Uint8Array(this.bytes);
+    let at = 0;
+    for (const part of this.parts.splice(0)) {
+      out.set(part, at);
+      at += part.length;
+    }
+    return out;
   }
 }
 
@@ -133,7 +72,8 @@ export class ExchangeRecording {
   private readonly requestBody = new BoundedBytes();
   private readonly responseBody = new BoundedBytes();
   private head: { status: number; headers: Record<string, string>; atMs: number } | undefined;
-  private events: RecordedEvent[] | undefined;
+  /** An event stream's events so far, each as its JSON text: made one at a time as they come, not all at the end. */
+  private events: string[] | undefined;
   private parser: EventSourceParser | undefined;
   private decoder: TextDecoder | undefined;
   private eventBytes = 0;
@@ -158,11 +98,12 @@ export class ExchangeRecording {
     this.requestBody.add(chunk);
   }
 
-  /** The upstream's head: status and the headers the proxy passes on. */
+  /** The upstream's head: status and the headers the proxy passes on. From here on the exchange is written when it ends. */
   responseHead(status: number, headers: Record<string, string>): void {
     this.head = { status, headers, atMs: this.at() };
+    this.recorder.opened(this);
     if ((headers['content-type'] ?? '').toLowerCase().startsWith('text/event-stream')) {
-      const events: RecordedEvent[] = [];
+      const events: string[] = [];
       this.events = events;
       this.decoder = new TextDecoder();
       this.parser = createParser({
@@ -176,7 +117,8 @@ export class ExchangeRecording {
             this.eventsCut = true;
             return;
           }
-          events.push({ atMs: this.at(), ...(e.id !== undefined && { id: e.id }), ...(e.event !== undefined && { event: e.event }), data: e.data });
+          const event: RecordedEvent = { atMs: this.at(), ...(e.id !== undefined && { id: e.id }), ...(e.event !== undefined && { event: e.event }), data: e.data };
+          events.push(JSON.stringify(event));
         },
       });
     }
@@ -205,40 +147,34 @@ export class ExchangeRecording {
       this.write(end, this.head);
     } catch (err) {
       this.recorder.cannotRecord(`${this.req.method ?? 'GET'} ${redactedPath(this.apiPath).split('?', 1)[0]}`, err);
+    } finally {
+      this.recorder.closed(this);
     }
   }
 
   private write(end: 'complete' | 'broken', head: NonNullable<ExchangeRecording['head']>): void {
     if (this.parser && !this.eventsCut) this.parser.feed(this.decoder!.decode());
-    const secrets = secretsOf(this.req.headers, this.apiPath);
-    const kept: Record<string, string> = {};
+    const requestHeaders: Record<string, string> = {};
     for (const name of RECORDED_REQUEST_HEADERS) {
       const v = this.req.headers[name];
-      if (typeof v === 'string') kept[name] = v;
+      if (typeof v === 'string') requestHeaders[name] = v;
     }
-    const { status, headers, atMs } = head;
-    const recording: Recording = {
-      format: RECORDING_FORMAT,
-      version: RECORDING_VERSION,
+    this.recorder.record({
       recordedAt: this.recordedAt,
       upstream: this.upstream,
-      request: {
-        method: this.req.method ?? 'GET',
-        path: redactedPath(this.apiPath),
-        ...(Object.keys(kept).length && { headers: kept }),
-        ...bodyField(this.requestBody.text(), kept['content-type']),
-      },
-      response: {
-        status,
-        headers,
-        headAtMs: atMs,
-        endAtMs: this.at(),
-        end,
-        ...(this.events ? { events: this.events } : bodyField(this.responseBody.text(), headers['content-type'])),
-        ...((this.responseBody.truncated || this.eventsCut) && { truncated: true }),
-      },
-    };
-    this.recorder.write(scrub(recording, secrets));
+      method: this.req.method ?? 'GET',
+      path: this.apiPath,
+      requestHeaders,
+      secrets: secretsOf(this.req.headers, this.apiPath),
+      requestBody: this.requestBody.take(),
+      status: head.status,
+      responseHeaders: head.headers,
+      headAtMs: head.atMs,
+      endAtMs: this.at(),
+      end,
+      ...(this.events ? { eventsJson: `[${this.events.splice(0).join(',')}]` } : { responseBody: this.responseBody.take() }),
+      truncated: this.responseBody.truncated || this.eventsCut,
+    });
   }
 }
 
@@ -260,10 +196,20 @@ export function lastRecordingNumber(names: Iterable<string>): number {
   return last;
 }
 
+/** How long a stop waits for the recordings still being made or written (docs/recording.md, "Files"). */
+export const RECORD_SETTLE_MS = 5_000;
+
 /** Writes recordings into one directory, numbered on from the files already there. */
 export class Recorder {
   private seq: number;
   private warned = false;
+  /** Exchanges with an answer under way: each is written once it ends. */
+  private readonly open = new Set<ExchangeRecording>();
+  /** Files being written, by their temporary name. */
+  private readonly writing = new Set<string>();
+  /** Called whenever an exchange or a write ends (settle's wait). */
+  private readonly onChange = new Set<() => void>();
+  private readonly thread = new RecordingThread();
 
   constructor(readonly dir: string) {
     mkdirSync(dir, { recursive: true });
@@ -279,23 +225,89 @@ export class Recorder {
     console.error(`[record] ${what} was forwarded but not recorded: ${(err as Error).message}`);
   }
 
+  opened(exchange: ExchangeRecording): void {
+    this.open.add(exchange);
+  }
+
+  closed(exchange: ExchangeRecording): void {
+    if (this.open.delete(exchange)) this.changed();
+  }
+
+  private changed(): void {
+    for (const wake of this.onChange) wake();
+  }
+
+  /**
+   * Waits until no exchange is being recorded and every file begun is written, for `timeoutMs`
+   * at most: a stop (SIGTERM, Ctrl+C) comes here before the process exits, so the last
+   * exchange is not left a hidden `.tmp`. What is still unfinished then is said, and its
+   * temporary files removed.
+   */
+  async settle(timeoutMs = RECORD_SETTLE_MS): Promise<void> {
+    const deadline = performance.now() + timeoutMs;
+    while ((this.open.size || this.writing.size) && performance.now() < deadline) await this.nextChange(deadline - performance.now());
+    if (!this.open.size && !this.writing.size) return;
+    console.error(
+      `[record] Stopped after ${timeoutMs / 1000} s with ${this.open.size + this.writing.size} exchange(s) not recorded` +
+        ` (${this.open.size} still answering, ${this.writing.size} being written to ${this.dir}).`,
+    );
+    for (const tmp of this.writing) rmSync(tmp, { force: true });
+  }
+
+  /** Until an exchange or a write ends, or `ms` pass. */
+  private nextChange(ms: number): Promise<void> {
+    return new Promise((wake) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.onChange.delete(done);
+        wake();
+      };
+      const timer = setTimeout(done, ms);
+      this.onChange.add(done);
+    });
+  }
+
+  /** Makes `input`'s recording (on the recorder's thread) and writes it, numbered in the order exchanges ended. */
+  record(input: ExchangeInput): void {
+    const method = input.method;
+    const path = redactedPath(input.path);
+    this.writeFile(fileNameOf(++this.seq, method, path), this.thread.make(input), `${method} ${path.split('?', 1)[0]}`);
+  }
+
+  /** Writes a recording made already (tests, tools). */
   write(recording: Recording): void {
     const name = fileNameOf(++this.seq, recording.request.method, recording.request.path);
+    this.writeFile(name, Promise.resolve(new TextEncoder().encode(`${JSON.stringify(recording, null, 2)}\n`)), name);
+  }
+
+  private writeFile(name: string, made: Promise<Uint8Array>, what: string): void {
     const path = join(this.dir, name);
     // Written whole, then renamed: a replay never reads half a file.
     const tmp = join(this.dir, `.${name}.tmp`);
-    writeFile(tmp, `${JSON.stringify(recording, null, 2)}\n`)
-      .then(() => rename(tmp, path))
-      .then(() => {
-        // Said once per outage, not once per process: the next one must not go unnoticed either.
-        if (!this.warned) return;
-        this.warned = false;
-        console.error(`[record] Writing to ${this.dir} works again (${name}).`);
-      })
-      .catch((err: unknown) => {
-        if (this.warned) return;
-        this.warned = true;
-        console.error(`[record] Cannot write ${path}: ${(err as Error).message}. Exchanges are still forwarded, but not recorded.`);
+    this.writing.add(tmp);
+    made
+      .then(
+        (bytes) =>
+          writeFile(tmp, bytes)
+            .then(() => rename(tmp, path))
+            .then(() => {
+              // Said once per outage, not once per process: the next one must not go unnoticed either.
+              if (!this.warned) return;
+              this.warned = false;
+              console.error(`[record] Writing to ${this.dir} works again (${name}).`);
+            })
+            .catch((err: unknown) => {
+              // Half a file (a full disk) is no recording: it goes, as far as it can.
+              void rm(tmp, { force: true }).catch(() => {});
+              if (this.warned) return;
+              this.warned = true;
+              console.error(`[record] Cannot write ${path}: ${(err as Error).message}. Exchanges are still forwarded, but not recorded.`);
+            }),
+        (err: unknown) => this.cannotRecord(what, err),
+      )
+      .finally(() => {
+        this.writing.delete(tmp);
+        this.changed();
       });
   }
 }

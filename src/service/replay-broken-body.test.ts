@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { RECORDING_FORMAT, RECORDING_VERSION, type Recording } from './recording.ts';
-import { loadRecordings } from './replay.ts';
+import { loadRecordings } from './replay-load.ts';
 import { freshService, TOKENS } from './test-http.ts';
 import { startCli, type CliProcess } from './test-support/cli-process.ts';
 

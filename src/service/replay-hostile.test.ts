@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, test } from 'vitest';
 import { MAX_BODY_BYTES } from './http.ts';
-import { loadRecordings } from './replay.ts';
+import { loadRecordings } from './replay-load.ts';
 import { RECORDING_FORMAT, RECORDING_VERSION, type Recording } from './recording.ts';
 import { call, expectLegacyError, freshService, TOKENS } from './test-http.ts';
 
@@ -181,7 +181,8 @@ describe('a recording directory whose *.json is no regular file', () => {
       const result = await start(dir);
       const ms = performance.now() - started;
       expect(result.killed, `still reading ${join(dir, 'a.json')} after ${Math.round(ms)} ms`).toBe(false);
-      expect(result.code).toBe(1);
+      // A directory a replay cannot start on is refused with exit code 2 (replay-load.ts).
+      expect(result.code).toBe(2);
       expect(result.stderr).toContain('a.json');
     },
     START_DEADLINE_MS + 10_000,
@@ -191,8 +192,9 @@ describe('a recording directory whose *.json is no regular file', () => {
 test('a link to a device, a link to nothing and a directory called *.json are each refused by name, saying what they are', () => {
   const cases: [string, (file: string) => void, RegExp][] = [
     // /dev/zero would be read without end; /dev/null proves the same refusal at no cost if it regressed.
-    ['device', (file) => symlinkSync('/dev/null', file), /is not a regular file/],
-    ['dangling', (file) => symlinkSync(join(work, 'nowhere.json'), file), /^--replay: .*a\.json cannot be read \(ENOENT\)/],
+    // A replay follows no symbolic link (replay-load.ts): a link is refused as one, wherever it leads.
+    ['device', (file) => symlinkSync('/dev/null', file), /^--replay: .*a\.json is a symbolic link/],
+    ['dangling', (file) => symlinkSync(join(work, 'nowhere.json'), file), /^--replay: .*a\.json is a symbolic link/],
     ['folder', (file) => mkdirSync(file), /is a directory, not a recording/],
   ];
   for (const [name, make, said] of cases) {

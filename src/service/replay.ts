@@ -15,36 +15,22 @@
  * scopes apply as on the real routes: 401 for a group the token does not cover, 403 for an
  * agent path without agents.run.
  */
-import { Ajv } from 'ajv';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono, type Context } from 'hono';
-import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
-import { join } from 'node:path';
 import { scopesAllowAgents, scopesCoverGroup, scopesThatCover, AGENTS_SCOPE } from '../contract/scopes.ts';
 import { authenticate, rateLimit, RateLimiter } from './auth.ts';
 import { bodyLimit } from './body-limit.ts';
 import { noneMatchHits } from './etag.ts';
 import { familyOf, refusalBody, type Family, type Refusal } from './families.ts';
 import { closeAfterTooLarge, MAX_BODY_BYTES, nodeResponseOf, type Env } from './http.ts';
-import { REDACTED, type Recording } from './recording.ts';
+import { canonicalJson } from './json-text.ts';
+import { printable } from './printable.ts';
+import { REDACTED } from './recording.ts';
+import type { LoadedRecording, ReplaySet } from './replay-load.ts';
 import { breakOffAnswer, sleepUnless, streamSse } from './sse.ts';
 import type { Store } from './store.ts';
-
-/** A recording as the replay matches it. */
-export interface LoadedRecording {
-  file: string;
-  recording: Recording;
-  method: string;
-  pathname: string;
-  query: [string, string][];
-  /** The recorded request's JSON body as canonicalJson, made once at start: a request's body is compared with it as text. */
-  bodyKey?: string;
-}
-
-export interface ReplaySet {
-  dir: string;
-  recordings: LoadedRecording[];
-}
+import { admitFault } from './faults.ts';
+import { RUN_LIMIT_RETRY_AFTER_S, runCapText, type RunSlots } from './runs.ts';
 
 export interface ReplayOptions {
   set: ReplaySet;
@@ -55,161 +41,9 @@ export interface ReplayOptions {
 /** Bounds of `--replay-speed`. */
 export const REPLAY_SPEED = { min: 0.1, max: 1000, meaning: 'how many times faster than recorded a replay answers' } as const;
 
-const SCHEMA_FILE = new URL('../../docs/recording.schema.json', import.meta.url);
-
-/** Largest recording file read (a recorded body is bounded at 64 MB, kept as text). */
-const MAX_FILE_BYTES = 200 * 1024 * 1024;
-
-/**
- * Response headers the connection owns: the replaying server frames its answer itself. A
- * recording made by the console's server never holds them (its headers are an allow-list);
- * a hand-written one may, and a recorded `content-length` would cut the body short.
- */
-const CONNECTION_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'trailer', 'te', 'proxy-connection']);
-
-/** Why a recorded response header cannot be sent, or undefined: checked at start, so a replay never answers 500 for it. */
-function headerProblem(name: string, value: string): string | undefined {
-  try {
-    new Headers([[name, value]]);
-    return undefined;
-  } catch {
-    return /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)
-      ? `the value of ${name} is not one a header can carry (a line break or a control character).`
-      : `${JSON.stringify(name.length > 60 ? `${name.slice(0, 60)}…` : name)} is not a header name.`;
-  }
-}
+// --- Matching ----------------------------------------------------------------------------
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** A marker of text to emit as is, among the values canonicalJson still has to write. */
-class Verbatim {
-  constructor(readonly text: string) {}
-}
-const COMMA = new Verbatim(',');
-const CLOSE_ARRAY = new Verbatim(']');
-const CLOSE_OBJECT = new Verbatim('}');
-
-/**
- * `value` (parsed JSON) as JSON text with every object's keys sorted: two values are equal
- * (keys in any order) exactly when their texts are. A loop, not recursion: a body may be
- * nested a hundred thousand deep, within the 1 MB limit.
- */
-export function canonicalJson(value: unknown): string {
-  const out: string[] = [];
-  const todo: unknown[] = [value];
-  while (todo.length) {
-    const v = todo.pop();
-    if (v instanceof Verbatim) out.push(v.text);
-    else if (Array.isArray(v)) {
-      out.push('[');
-      todo.push(CLOSE_ARRAY);
-      for (let i = v.length - 1; i >= 0; i--) {
-        todo.push(v[i]);
-        if (i > 0) todo.push(COMMA);
-      }
-    } else if (isObject(v)) {
-      out.push('{');
-      todo.push(CLOSE_OBJECT);
-      const keys = Object.keys(v).sort();
-      for (let i = keys.length - 1; i >= 0; i--) {
-        todo.push(v[keys[i]!], new Verbatim(`${JSON.stringify(keys[i])}:`));
-        if (i > 0) todo.push(COMMA);
-      }
-    } else out.push(JSON.stringify(v) ?? 'null');
-  }
-  return out.join('');
-}
-
-function splitPath(path: string): { pathname: string; query: [string, string][] } {
-  const q = path.indexOf('?');
-  const url = new URL(q < 0 ? path : path.slice(0, q), 'http://replay.invalid');
-  return { pathname: url.pathname, query: q < 0 ? [] : [...new URLSearchParams(path.slice(q + 1))] };
-}
-
-/**
- * A recording file's text, read from what was opened: a named pipe or a link to a device said
- * 0 bytes to a stat and then was read for ever (a pipe waits for a writer, /dev/zero never ends).
- * Opened without blocking, refused unless it is a regular file, read up to its size.
- */
-function readRecordingFile(full: string): string {
-  let fd: number;
-  try {
-    fd = openSync(full, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch (err) {
-    throw new Error(`--replay: ${full} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}).`, { cause: err });
-  }
-  try {
-    const stat = fstatSync(fd);
-    if (stat.isDirectory()) throw new Error(`--replay: ${full} is a directory, not a recording.`);
-    if (!stat.isFile()) throw new Error(`--replay: ${full} is not a regular file (a pipe, a device or a socket); a recording is a file.`);
-    if (stat.size > MAX_FILE_BYTES) throw new Error(`--replay: ${full} is larger than ${MAX_FILE_BYTES / 2 ** 20} MB; it is no recording of this console.`);
-    const buffer = Buffer.alloc(stat.size);
-    let read = 0;
-    for (let n = 1; n > 0 && read < stat.size; read += n) n = readSync(fd, buffer, read, stat.size - read, read);
-    return buffer.subarray(0, read).toString('utf8');
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/**
- * Recordings' names in the order they were recorded: by their leading number (padded to four
- * digits only, so "10000-…" sorts before "9999-…" as text), then by name.
- */
-function byRecordedOrder(a: string, b: string): number {
-  const n = (name: string) => Number(/^(\d+)-/.exec(name)?.[1] ?? Infinity);
-  return n(a) - n(b) || (a < b ? -1 : a > b ? 1 : 0);
-}
-
-/**
- * Every `*.json` file of `dir`, checked against docs/recording.schema.json, in the order they
- * were recorded (by their leading number). Throws, naming the file and what is wrong, when one is not a
- * recording, or when there is none.
- */
-export function loadRecordings(dir: string): ReplaySet {
-  let names: string[];
-  try {
-    names = readdirSync(dir)
-      .filter((f) => f.endsWith('.json') && !f.startsWith('.'))
-      .sort(byRecordedOrder);
-  } catch (err) {
-    throw new Error(`--replay ${dir}: cannot read the directory (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}).`, { cause: err });
-  }
-  if (!names.length) throw new Error(`--replay ${dir}: the directory holds no recordings (*.json). Record some with npm start -- --upstream URL --record ${dir}.`);
-  const validate = new Ajv({ allErrors: false, strict: false }).compile(JSON.parse(readFileSync(SCHEMA_FILE, 'utf8')) as object);
-  const recordings = names.map((file): LoadedRecording => {
-    const full = join(dir, file);
-    const text = readRecordingFile(full);
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (err) {
-      throw new Error(`--replay: ${full} is not JSON: ${(err as Error).message}`, { cause: err });
-    }
-    if (!validate(value)) {
-      const e = validate.errors?.[0];
-      throw new Error(`--replay: ${full} is not a recording (docs/recording.schema.json): ${e?.instancePath || '/'} ${e?.message ?? 'does not match'}.`);
-    }
-    const recording = value as Recording;
-    const headers: Record<string, string> = {};
-    for (const [name, text] of Object.entries(recording.response.headers)) {
-      const why = headerProblem(name, text);
-      if (why) throw new Error(`--replay: ${full} has a response header it cannot answer with: ${why}`);
-      if (!CONNECTION_HEADERS.has(name.toLowerCase())) headers[name] = text;
-    }
-    recording.response.headers = headers;
-    return {
-      file,
-      recording,
-      method: recording.request.method,
-      ...splitPath(recording.request.path),
-      ...(recording.request.body !== undefined && { bodyKey: canonicalJson(recording.request.body) }),
-    };
-  });
-  return { dir, recordings };
-}
-
-// --- Matching ----------------------------------------------------------------------------
 
 const token = (k: string | number) => String(k).replace(/~/g, '~0').replace(/\//g, '~1');
 
@@ -273,7 +107,7 @@ function requestBodyOf(req: ReplayRequest): RequestBody {
 /** Where two bodies that differ first differ; a body nested too deep to walk is said to differ, no more. */
 function whereBodiesDiffer(recorded: unknown, asked: unknown): string {
   try {
-    return `the body differs at ${firstDifference(recorded, asked) ?? '/'}`;
+    return `the body differs at ${printable(firstDifference(recorded, asked) ?? '/', 200)}`;
   } catch {
     return 'the body differs (nested too deep to say where)';
   }
@@ -331,7 +165,7 @@ export function closestRecording(recordings: readonly LoadedRecording[], req: Re
       why = `the same path, but ${r.method}`;
     } else {
       score = 100 + pathDistance(r.pathname, req.pathname) * 10 + (r.method === req.method ? 0 : 5);
-      why = `${r.method} ${r.recording.request.path}`;
+      why = `${r.method} ${printable(r.recording.request.path, 200)}`;
     }
     if (!best || score < best.score) best = { file: r.file, why, score, r };
   }
@@ -383,6 +217,8 @@ function groupOf(pathname: string): string | undefined {
 export interface ReplayRouteOptions {
   keepAliveMs: number;
   rateLimitPerMinute: number;
+  /** The run cap's slots: a request whose fault holds its answer takes one (faults.ts). */
+  runSlots: RunSlots;
 }
 
 /** The API routes of a replay: the service's tokens and scopes, then the recordings. */
@@ -429,7 +265,15 @@ export function replayRoutes(store: Store, replay: ReplayOptions, options: Repla
     }
     const refuse = (cc: Context<Env>, s: number) =>
       familyAnswer(cc, family, { status: 429, code: 'rate_limit_exceeded', title: 'Rate Limit Exceeded', error: 'too many requests', detail: `Too many requests; retry after ${s} s.` });
-    return rateLimit(limiters[family], refuse)(c, next);
+    return rateLimit(limiters[family], refuse)(c, async () => {
+      // A middleware's answer, when it answers instead of going on (Hono's next() resolves to the context).
+      const refused: unknown = await admit(c, next);
+      if (refused instanceof Response) c.res = refused;
+    });
+  });
+  const admit = admitFault(options.runSlots, (c) => {
+    c.header('Retry-After', String(RUN_LIMIT_RETRY_AFTER_S));
+    return familyAnswer(c, familyOfRequest(c), { status: 429, code: 'rate_limit_exceeded', title: 'Rate Limit Exceeded', error: 'too many requests', detail: runCapText(options.runSlots.perToken) });
   });
 
   app.all('*', async (c) => {
@@ -444,18 +288,18 @@ export function replayRoutes(store: Store, replay: ReplayOptions, options: Repla
         title: 'Resource Not Found',
         error: 'no recording',
         detail:
-          `No recording in ${replay.set.dir} matches ${request.method} ${url.pathname}${url.search} (recordings match by method, path, query and body).` +
-          (closest ? ` The closest is ${closest.file}: ${closest.why}.` : ''),
+          `No recording in ${printable(replay.set.dir)} matches ${request.method} ${url.pathname}${url.search} (recordings match by method, path, query and body).` +
+          (closest ? ` The closest is ${printable(closest.file)}: ${closest.why}.` : ''),
       });
     }
     // Recordings of one request answer in turn; the last answers from then on.
     const key = matches.map((m) => m.file).join('\n');
     const n = uses.get(key) ?? 0;
     uses.set(key, n + 1);
-    return answer(c, matches[Math.min(n, matches.length - 1)]!.recording);
+    return answer(c, matches[Math.min(n, matches.length - 1)]!);
   });
 
-  async function answer(c: Context<Env>, recording: Recording): Promise<Response> {
+  async function answer(c: Context<Env>, { recording, answerText: text }: LoadedRecording): Promise<Response> {
     const started = performance.now();
     const at = (ms: number) => started + ms / replay.speed;
     const signal = c.req.raw.signal;
@@ -478,7 +322,6 @@ export function replayRoutes(store: Store, replay: ReplayOptions, options: Repla
     if (c.req.method === 'GET' && etag !== undefined && r.status === 200 && noneMatchHits(c.req.header('if-none-match'), etag)) {
       return c.body(null, 304);
     }
-    const text = r.body !== undefined ? JSON.stringify(r.body) : (r.bodyText ?? '');
     await sleepUntil(at(r.endAtMs), signal);
     if (r.status === 204 || r.status === 304) return c.body(null, r.status);
     // An answer the instance broke off, or that was kept only in part, breaks off here too: a

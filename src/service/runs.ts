@@ -27,24 +27,40 @@ export interface RunOptions {
  */
 export class RunSlots {
   private readonly held = new Map<string, number>();
+  private total = 0;
 
   /** `perToken` 0: no limit. */
   constructor(readonly perToken: number) {}
+
+  /** Slots held now, all tokens together: what a benchmark or a test watches come back. */
+  get inUse(): number {
+    return this.total;
+  }
 
   /** Takes one of the token's slots: the release to call when the run ends, or undefined when none is free. */
   take(tokenKey: string): (() => void) | undefined {
     const n = this.held.get(tokenKey) ?? 0;
     if (this.perToken > 0 && n >= this.perToken) return undefined;
     this.held.set(tokenKey, n + 1);
+    this.total++;
     let released = false;
     return () => {
       if (released) return;
       released = true;
+      this.total--;
       const left = (this.held.get(tokenKey) ?? 1) - 1;
       if (left > 0) this.held.set(tokenKey, left);
       else this.held.delete(tokenKey);
     };
   }
+}
+
+/** When a token at its run limit may try again: runs end on their own, often within seconds. */
+export const RUN_LIMIT_RETRY_AFTER_S = 5;
+
+/** Why a token past its run cap is refused; a request held by a fault counts as a run. */
+export function runCapText(perToken: number): string {
+  return `This token already has ${perToken} runs going (a request held by X-Sandbox-Fault counts as one), the most one token may run at once; retry when one has ended.`;
 }
 
 export interface RunStarted {
@@ -232,6 +248,12 @@ export async function waitRun(
 
 async function assembleWaitAnswer(c: Context<Env>, flavour: Flavour, run: RunRequest, options: RunOptions): Promise<Response> {
   const signal = c.req.raw.signal;
+  // delay-first: the run starts after it, so no answer is held in memory meanwhile.
+  const hold = c.get('faultHold');
+  if (hold) {
+    await hold.delay(signal);
+    if (signal.aborted) return new Response(null, { status: 499 });
+  }
   const info: RunStarted = { requestId: c.get('requestId'), flavour, agentId: run.agent.agent_id, mode: 'wait' };
   options.observer?.started?.(info);
   const text = new EscapedText();

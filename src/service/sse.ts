@@ -377,11 +377,12 @@ export function sleepUnless(ms: number, signal: AbortSignal): Promise<void> {
 /**
  * `slow-bytes`: what the stream writes leaves at `bytesPerSecond`. A write answers once its
  * bytes have left, so the producer waits as behind a slow client; the stream ends, or breaks,
- * after the last queued byte.
+ * after the last queued byte. A client that does not read stops the bytes, and so the run,
+ * as it would without the fault: nothing piles up in the socket's buffer.
  */
 function slowed(inner: Transport, bytesPerSecond: number, signal: AbortSignal): Transport {
   const encoder = new TextEncoder();
-  const throttle = new ByteThrottle(bytesPerSecond, (bytes) => void inner.write(bytes.slice()), signal);
+  const throttle = new ByteThrottle(bytesPerSecond, (bytes) => inner.write(bytes.slice()) !== false, signal, () => inner.waitDrain());
   return {
     write: (chunk) => throttle.push(typeof chunk === 'string' ? encoder.encode(chunk) : chunk),
     waitDrain: () => throttle.drained(),

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, test } from 'vitest';
 import { AgentCatalog } from './agents.ts';
-import { createApp, createDurableRuns, createService, type Service, type ServiceOptions } from './app.ts';
+import { assembleService, createService, type Service, type ServiceOptions } from './app.ts';
 import { CONSENT_TTL_MS, ToolAuthorizations } from './tool-auth.ts';
 import { Store, newTokenString } from './store.ts';
 import { seedIfEmpty } from './seed.ts';
@@ -23,8 +23,14 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
+/** In process nothing listens: the service is told what `listen` on 127.0.0.1:80 would tell it. */
+function asIfListening(s: Service): Service {
+  s.ownOrigins.listening('127.0.0.1', 80);
+  return s;
+}
+
 function service(options?: ServiceOptions): Service {
-  const s = freshService(options ?? { memory: true, rateLimitPerMinute: 0 });
+  const s = asIfListening(freshService(options ?? { memory: true, rateLimitPerMinute: 0 }));
   open.push(s);
   return s;
 }
@@ -36,8 +42,9 @@ function mint(s: Service, scopes = ['agents.run'], label = 'tool-auth test'): st
   return token;
 }
 
-/** In process, the service's own origin is the request URL's: http://localhost. */
+/** Requests in process go to http://localhost, one of the service's own origins (it "listens" on 127.0.0.1:80). */
 const OWN = 'http://localhost';
+const OWN_ORIGINS = 'http://127.0.0.1, http://localhost';
 const RETURN = `${OWN}/runs/calendar-helper/thread/thread_1?keep=1#turn`;
 const HI = [{ role: 'USER', content: [{ type: 'text', text: 'When am I free?' }] }];
 
@@ -154,7 +161,7 @@ describe('authorize: the consent link and its returnUrl', () => {
   });
 
   it.each([
-    ['another origin', { returnUrl: 'https://evil.example/runs' }, 'returnUrl is on https://evil.example, which is not an allowed return URL: this service returns only to http://localhost. Start it with --allowed-return-origin <origin> to allow another console.'],
+    ['another origin', { returnUrl: 'https://evil.example/runs' }, `returnUrl is on https://evil.example, which is not an allowed return URL: this service returns only to ${OWN_ORIGINS}. Start it with --allowed-return-origin <origin> to allow another console.`],
     ['the same host on another port', { returnUrl: 'http://localhost:8080/runs' }, 'returnUrl is on http://localhost:8080, which is not an allowed return URL'],
     ['a relative address', { returnUrl: '/runs' }, 'returnUrl "/runs" is not an absolute URL.'],
     ['a script address', { returnUrl: 'javascript:alert(1)' }, 'returnUrl must be an http or https address, not javascript:.'],
@@ -179,7 +186,7 @@ describe('authorize: the consent link and its returnUrl', () => {
     const token = mint(s);
     expect((await authorize(s, token, 'srv_gcal_01', { returnUrl: 'http://127.0.0.1:4831/runs/calendar-helper' })).status).toBe(200);
     expect(expectLegacyError(await authorize(s, token, 'srv_gcal_01', { returnUrl: 'http://127.0.0.1:4832/runs' }), 400)).toContain(
-      'this service returns only to http://localhost, http://127.0.0.1:4831.',
+      `this service returns only to ${OWN_ORIGINS}, http://127.0.0.1:4831.`,
     );
   });
 });
@@ -365,13 +372,13 @@ describe('authorizations are kept in SQLite', () => {
   it('survive a restart on the same data directory, and so does a consent link not yet answered', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tool-auth-'));
     dirs.push(dir);
-    const first = createService({ dataDir: dir, rateLimitPerMinute: 0 });
+    const first = asIfListening(createService({ dataDir: dir, rateLimitPerMinute: 0 }));
     const token = mint(first);
     await consent(first, token, 'srv_gcal_01');
     const pending = stateOf(await authorize(first, token, 'srv_outlook_02'));
     first.close();
 
-    const second = createService({ dataDir: dir, rateLimitPerMinute: 0 });
+    const second = asIfListening(createService({ dataDir: dir, rateLimitPerMinute: 0 }));
     open.push(second);
     expect(((await status(second, token, 'srv_gcal_01')).json as { authStatus: string }).authStatus).toBe('AUTHORIZED');
     expect((await decide(second, pending, 'allow')).status).toBe(303);
@@ -404,8 +411,7 @@ test('a server an agents file names only in unauthorizedTools asks for consent; 
   seedIfEmpty(store);
   const catalog = new AgentCatalog(file);
   const options = { memory: true, rateLimitPerMinute: 0 };
-  const durable = createDurableRuns(store, options);
-  const s: Service = { app: createApp(store, catalog, options, durable), store, catalog, durable, close: () => store.close() };
+  const s: Service = assembleService(store, catalog, options);
   open.push(s);
   const body = { messages: HI, stream: false };
   expect((await call(s, 'POST', '/api/agents/free/runs', { token: TOKENS.agents, body })).status).toBe(200);

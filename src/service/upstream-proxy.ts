@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PassThrough, Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { refuse, sendRefusal, type Refusal } from './families.ts';
-import type { Middleware } from './node.ts';
+import type { Middleware } from './middleware.ts';
 import type { ExchangeRecording, Recorder } from './recorder.ts';
 import { isAllowedHost, unsafePathProblem } from './request-guard.ts';
 
@@ -322,7 +322,7 @@ async function forward(
  * it could not read alike. This says which, with the cause's own code.
  */
 export function whyFetchFailed(err: unknown): string {
-  const cause = (err as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause;
+  const cause = (err as { cause?: { code?: unknown; message?: unknown; name?: unknown } } | undefined)?.cause;
   const code = typeof cause?.code === 'string' ? cause.code : undefined;
   const detail = typeof cause?.message === 'string' && cause.message ? cause.message : err instanceof Error ? err.message : String(err);
   const tail = code ? ` (${code})` : '';
@@ -338,9 +338,12 @@ export function whyFetchFailed(err: unknown): string {
     case 'ECONNRESET':
       return `closed the connection before its answer was complete${tail}: ${detail}.`;
     default:
-      // Only the HTTP parser's own errors (HPE_…) are an answer it could not read; any other
-      // (EHOSTUNREACH, ETIMEDOUT, …) is an upstream that was not reached.
-      return code?.startsWith('HPE_') ? `sent an answer this proxy cannot read as HTTP: ${detail}${tail}.` : `did not answer: ${detail}${tail}.`;
+      // Only the HTTP parser's own errors are an answer it could not read; any other
+      // (EHOSTUNREACH, ETIMEDOUT, …) is an upstream that was not reached. Node 20's fetch gives
+      // them the parser's code (HPE_…); Node 24's (undici 7) loses the code and names them only.
+      return code?.startsWith('HPE_') || cause?.name === 'HTTPParserError'
+        ? `sent an answer this proxy cannot read as HTTP: ${detail}${tail}.`
+        : `did not answer: ${detail}${tail}.`;
   }
 }
 

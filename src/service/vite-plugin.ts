@@ -5,7 +5,8 @@ import { createService, type Service, type ServiceOptions } from './app.ts';
 import { refuse } from './families.ts';
 import { recordDirFromEnv, serviceOptionsFromEnv, upstreamProxyOptionsFromEnv, upstreamsFromEnv } from './options.ts';
 import { Recorder } from './recorder.ts';
-import { hardenServer, serviceMiddleware, type Middleware } from './node.ts';
+import type { Middleware } from './middleware.ts';
+import { hardenServer, serviceMiddleware } from './node.ts';
 import { isAllowedHost } from './request-guard.ts';
 import { pageSecurityHeaders } from './security-headers.ts';
 import { SPEC_FILES, specValidatorsModule } from './spec-validators.ts';
@@ -76,6 +77,14 @@ export function referenceService(
     server.middlewares.stack.unshift({ route: '', handle: frontDoor(allowedHosts, headers) as Connect.NextHandleFunction });
     server.middlewares.use(upstreamProxy(upstreams, { ...proxy, allowedHosts, headers }));
     server.middlewares.use(serviceMiddleware(get()));
+    // The service's own origins are where this server listens (the console's origin), said once it does.
+    const httpServer = server.httpServer;
+    const listening = () => {
+      const address = httpServer?.address();
+      if (address && typeof address === 'object') get().ownOrigins.listening(address.address, address.port);
+    };
+    if (httpServer?.listening) listening();
+    else httpServer?.on('listening', listening);
     // Vite's dev server may be HTTP/2 (https); only a plain HTTP/1 server has Node's parser errors to answer.
     if (server.httpServer && 'headersTimeout' in server.httpServer) hardenServer(server.httpServer, {}, headers);
     server.httpServer?.on('close', () => {
@@ -92,6 +101,11 @@ export function referenceService(
     },
     configurePreviewServer(server) {
       mount(server, stringHeaders(server.config.preview.headers));
+    },
+    // Vite's stop (its SIGTERM handler, or cli.ts on Ctrl+C) waits for this before the process
+    // exits: the exchanges still being recorded and written are finished first (bounded).
+    async closePreviewServer() {
+      await proxy.recorder?.settle();
     },
   };
 }

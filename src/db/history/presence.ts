@@ -14,10 +14,11 @@
  * bound leaves room for that; a reloaded page deletes its row as it goes, when the browser lets it.
  */
 
+import { RUN_LOCK_PREFIX } from '../../engine/run-writes';
 import type { ConsoleDb } from '../console-db';
 
-/** The Web Lock a tab holds while its request of a run is open (the run store's RUN_LOCK_PREFIX). */
-export const RUN_LOCK_PREFIX = 'mac-run:';
+/** The Web Lock (or row entry) a tab holds while its request of a run is open: the run store's. */
+export { RUN_LOCK_PREFIX };
 /** The Web Lock a tab holds while it shows an item. */
 export const SHOWN_LOCK_PREFIX = 'mac-shown:';
 export const HEARTBEAT_MS = 15_000;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { PatternVerdict } from './pattern-judge';
 import type { LensResult } from '../../lib/spec-lens/lens';
 import type { HistoryEntry } from '../history-entry';
 import { runRequest } from '../run-request';
@@ -53,6 +54,10 @@ describe('every kind of assertion, against a run', () => {
     expect(pass({ kind: 'answer-matches', pattern: 'Goodbye' })).toBe(false);
     // A pattern that would backtrack is refused, not run.
     expect(judge({ kind: 'answer-matches', pattern: '(?<=a)b' }, obs())).toMatchObject({ pass: false, actual: expect.stringContaining('linear time') });
+    // Judged apart (in a worker, within its budget): the verdict given is the one used, a budget passed fails saying so.
+    const apart = (verdict: PatternVerdict) => judge({ kind: 'answer-matches', pattern: 'Goodbye' }, obs(), { patterns: new Map([['Goodbye', verdict]]) });
+    expect(apart({ ok: true, matches: true })).toMatchObject({ pass: true, actual: '“You asked: "Hi". Hello there.”' });
+    expect(apart({ ok: false, why: 'not judged: … took longer than 2,000 ms' })).toMatchObject({ pass: false, actual: 'not judged: … took longer than 2,000 ms' });
   });
 
   it('a JSON answer validates against a schema given, or the agent’s output_schema', () => {

@@ -15,6 +15,7 @@ import type { LensAnswer, LensResult, LensStream } from '../../lib/spec-lens/len
 import type { HistoryDetails, HistoryEntry } from '../history-entry';
 import { statusText } from '../run-machine';
 import type { Mode } from '../run-request';
+import type { PatternVerdict } from './pattern-judge';
 import type { Assertion } from './suite';
 
 /** What the assertions read of a run. */
@@ -43,6 +44,11 @@ export interface LensChecker {
 
 export interface JudgeContext {
   lens?: LensChecker;
+  /**
+   * `answer-matches` verdicts by pattern, judged apart (pattern-judge.ts: in a worker, within a
+   * budget). A pattern not among them is matched here, in the caller's thread.
+   */
+  patterns?: ReadonlyMap<string, PatternVerdict>;
   /** The agent's `output_schema`, or why it could not be read. */
   outputSchema?: { schema: JsonSchema } | { error: string };
 }
@@ -203,6 +209,8 @@ export function judge(a: Assertion, o: Observation, ctx: JudgeContext = {}): Ass
       return done(at === -1, at === -1 ? quote(o.answer) : `contains it at character ${formatCount(at + 1)}: ${quote(o.answer)}`);
     }
     case 'answer-matches': {
+      const judged = ctx.patterns?.get(a.pattern);
+      if (judged) return judged.ok ? done(judged.matches, quote(o.answer)) : done(false, judged.why);
       const p = linearPattern(a.pattern);
       if (!p.ok) return done(false, `the pattern cannot be matched in linear time: ${p.why}`);
       return done(p.test(o.answer), quote(o.answer));

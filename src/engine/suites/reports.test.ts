@@ -37,16 +37,35 @@ describe('JUnit XML', () => {
     );
   }, 30_000);
 
-  it('has a testcase per case, a failure per failed assertion, counts and time', () => {
+  it('has a testcase per case, at most one failure in each that lists every failed assertion, counts and time', () => {
     const r = result('two', 'y');
-    r.assertions.push({ assertion: { kind: 'events-at-least', count: 3 }, pass: false, expected: 'at least 3 events', actual: '1 events' });
+    r.assertions.push({ assertion: { kind: 'events-at-least', count: 3 }, pass: false, expected: 'at least 3 events', actual: '1 event' });
+    r.assertions.push({ assertion: { kind: 'outcome', expect: 'success' }, pass: true, expected: 'Done or Succeeded', actual: 'Done' });
     const parsed = parser.parse(junitXml([r, result('ok', 'x', true)], meta));
     expect(parsed.testsuites.testsuite).toMatchObject({ name: 'S & <co>', tests: '2', failures: '1', time: '2.000' });
     const [a, b] = parsed.testsuites.testsuite.testcase;
-    expect(a.failure.map((f: { type: string }) => f.type)).toEqual(['answer-equals', 'events-at-least']);
-    expect(a.failure[1]['#text']).toBe('expected: at least 3 events\nactual: 1 events');
+    expect(a.failure).toHaveLength(1);
+    expect(a.failure[0]).toMatchObject({ type: 'answer-equals, events-at-least', message: '2 of 3 assertions failed: the answer equals “x”: got y; at least 3 events: got 1 event' });
+    expect(a.failure[0]['#text']).toBe('expected: the answer equals “x”\nactual: y\n\nexpected: at least 3 events\nactual: 1 event');
     expect(a).toMatchObject({ classname: 'echo-assistant.current.stream', time: '1.234' });
     expect(b.failure).toBeUndefined();
+  });
+
+  it('a case the agent is gone for fails once, however many of its assertions failed', () => {
+    const gone = result('gone', 'Refused (resource_not_found)');
+    gone.assertions = ['Done or Succeeded', 'the answer contains “x”', 'at least 1 event', 'header Deprecation absent'].map((expected) => ({ assertion: { kind: 'outcome', expect: 'success' }, pass: false, expected, actual: 'Refused (resource_not_found)' }));
+    const testcase = parser.parse(junitXml([gone], meta)).testsuites.testsuite.testcase[0];
+    expect(testcase.failure).toHaveLength(1);
+    expect(testcase.failure[0].message).toMatch(/^4 of 4 assertions failed: Done or Succeeded: got Refused/);
+    expect(testcase.failure[0]['#text'].match(/^expected: /gm)).toHaveLength(4);
+  });
+
+  it('a stopped case is skipped, never also failed', () => {
+    const stopped = { ...result('stopped', 'Stopped by you.'), verdict: 'stopped' as const };
+    const parsed = parser.parse(junitXml([stopped], meta)).testsuites.testsuite;
+    expect(parsed).toMatchObject({ tests: '1', failures: '0', skipped: '1' });
+    expect(parsed.testcase[0].skipped).toBeDefined();
+    expect(parsed.testcase[0].failure).toBeUndefined();
   });
 });
 

@@ -1,11 +1,8 @@
 /**
- * A suite run's reports for CI: JUnit XML (one testcase per case or row, one failure per failed
- * assertion with what was expected and what the run did), the full results as JSON, and the
- * words of a line per case and of the summary. Pure: `npm run suite` writes them.
- *
- * JUnit is written here rather than by a builder library: the builders at hand give a testcase
- * one failure, and a case that fails three assertions should say all three. It is a small
- * writer, tested against an XML parser (reports.test.ts).
+ * A suite run's reports for CI: JUnit XML (one testcase per case or row, a failed one with one
+ * failure listing every failed assertion with what was expected and what the run did), the full
+ * results as JSON, and the words of a line per case and of the summary. Pure: `npm run suite`
+ * writes them. JUnit is a small writer, tested against an XML parser (reports.test.ts).
  */
 
 import { formatCount } from '../../lib/format';
@@ -34,26 +31,58 @@ export interface ReportMeta {
   durationMs: number;
 }
 
-/** JUnit XML: a testsuite for the suite, a testcase per case or row; a stopped case is skipped. */
-export function junitXml(results: readonly CaseResult[], meta: ReportMeta): string {
+/** A case (or row) the suite did not run: it was stopped first (Ctrl+C). */
+export interface NotRun {
+  key: string;
+  caseId: string;
+  name: string;
+}
+
+/**
+ * A failed case's one `<failure>` (JUnit readers count a testcase's failures, and a case the
+ * agent is gone for is one failure, not four): its message says each failed assertion with
+ * what came, its text lists them, expected and actual, one after another.
+ */
+function failureElement(r: CaseResult): string {
+  const failed = r.assertions.filter((a) => !a.pass);
+  const said = failed.map((a) => `${a.expected}: got ${a.actual}`);
+  const message = failed.length === 1 ? said[0]! : `${failed.length} of ${r.assertions.length} assertions failed: ${said.join('; ')}`;
+  const type = [...new Set(failed.map((a) => a.assertion.kind))].join(', ');
+  const text = failed.map((a) => `expected: ${a.expected}\nactual: ${a.actual}`).join('\n\n');
+  return `      <failure message="${xmlAttribute(message)}" type="${xmlAttribute(type)}">${xmlText(text)}</failure>`;
+}
+
+const NOT_RUN = 'Not run: the suite was stopped before this case started.';
+
+/** JUnit XML: a testsuite for the suite, a testcase per case or row; a stopped case is skipped (and not failed), a failed one has one failure. */
+export function junitXml(results: readonly CaseResult[], meta: ReportMeta, notRun: readonly NotRun[] = []): string {
   const failures = results.filter((r) => r.verdict === 'failed').length;
-  const skipped = results.filter((r) => r.verdict === 'stopped').length;
+  const skipped = results.filter((r) => r.verdict === 'stopped').length + notRun.length;
+  const tests = results.length + notRun.length;
   const lines = [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="${xmlAttribute(meta.suiteName)}" tests="${results.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${seconds(meta.durationMs)}">`,
-    `  <testsuite name="${xmlAttribute(meta.suiteName)}" tests="${results.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${seconds(meta.durationMs)}" timestamp="${new Date(meta.startedAt).toISOString()}" hostname="${xmlAttribute(meta.baseUrl)}">`,
+    `<testsuites name="${xmlAttribute(meta.suiteName)}" tests="${tests}" failures="${failures}" errors="0" skipped="${skipped}" time="${seconds(meta.durationMs)}">`,
+    `  <testsuite name="${xmlAttribute(meta.suiteName)}" tests="${tests}" failures="${failures}" errors="0" skipped="${skipped}" time="${seconds(meta.durationMs)}" timestamp="${new Date(meta.startedAt).toISOString()}" hostname="${xmlAttribute(meta.baseUrl)}">`,
   ];
   for (const r of results) {
     const request = r.entry.request;
     const classname = `${request.agentId}.${request.flavour === 'legacy' ? 'legacy' : 'current'}.${request.mode}`;
     lines.push(`    <testcase name="${xmlAttribute(r.name)}" classname="${xmlAttribute(classname)}" time="${seconds(r.entry.durationMs)}">`);
     if (r.verdict === 'stopped') lines.push('      <skipped message="The suite was stopped before this case ended."/>');
-    for (const a of r.assertions) {
-      if (a.pass) continue;
-      lines.push(`      <failure message="${xmlAttribute(`${a.expected}: got ${a.actual}`)}" type="${xmlAttribute(a.assertion.kind)}">${xmlText(`expected: ${a.expected}\nactual: ${a.actual}`)}</failure>`);
-    }
-    const facts = [`status: ${r.entry.status}`, ...(r.entry.runId ? [`run id: ${r.entry.runId}`] : []), ...(r.entry.meta?.requestId ? [`request id: ${r.entry.meta.requestId}`] : []), ...(r.entry.problem ? [`problem: ${r.entry.problem}`] : [])];
+    else if (r.verdict === 'failed') lines.push(failureElement(r));
+    const facts = [
+      `status: ${r.entry.status}`,
+      ...(r.entry.runId ? [`run id: ${r.entry.runId}`] : []),
+      ...(r.entry.meta?.requestId ? [`request id: ${r.entry.meta.requestId}`] : []),
+      ...(r.entry.problem ? [`problem: ${r.entry.problem}`] : []),
+      ...(r.notes ?? []).map((n) => `note: ${n}`),
+    ];
     lines.push(`      <system-out>${xmlText(facts.join('\n'))}</system-out>`);
+    lines.push('    </testcase>');
+  }
+  for (const n of notRun) {
+    lines.push(`    <testcase name="${xmlAttribute(n.name)}" classname="${xmlAttribute(n.caseId)}" time="0.000">`);
+    lines.push(`      <skipped message="${NOT_RUN}"/>`);
     lines.push('    </testcase>');
   }
   lines.push('  </testsuite>', '</testsuites>', '');
@@ -61,7 +90,7 @@ export function junitXml(results: readonly CaseResult[], meta: ReportMeta): stri
 }
 
 /** The full results as JSON: every case's request, outcome, timings and assertions; never a token (nor a header value). */
-export function resultsJson(results: readonly CaseResult[], summary: SuiteSummary, meta: ReportMeta) {
+export function resultsJson(results: readonly CaseResult[], summary: SuiteSummary, meta: ReportMeta, notRun: readonly NotRun[] = []) {
   return {
     format: 'metadata-agents-console/suite-results',
     version: 1,
@@ -89,7 +118,9 @@ export function resultsJson(results: readonly CaseResult[], summary: SuiteSummar
       ...(r.entry.problem && { problem: r.entry.problem }),
       ...(r.decisions && { decisions: r.decisions.map((d) => ({ tool: d.tool, name: d.name, decision: d.decision, ...(d.byDefault && { byDefault: true }) })) }),
       assertions: r.assertions.map((a) => ({ ...a.assertion, pass: a.pass, expected: a.expected, actual: a.actual })),
+      ...(r.notes && { notes: r.notes }),
     })),
+    ...(notRun.length && { notRun: notRun.map((n) => ({ key: n.key, case: n.caseId, name: n.name, verdict: 'not-run' as const })) }),
   };
 }
 
@@ -106,14 +137,15 @@ export function caseLine(r: CaseResult): string {
   const failed = r.assertions.filter((a) => !a.pass).map((a) => `      ✗ ${a.expected}: got ${a.actual}`);
   const problem = r.verdict === 'failed' && r.entry.problem ? r.entry.problem.replace(/\s+/g, ' ') : undefined;
   const why = problem ? [`      ${problem.length > PROBLEM_LINE_CHARS ? `${problem.slice(0, PROBLEM_LINE_CHARS)}…` : problem}`] : [];
-  return [head, ...failed, ...why].join('\n');
+  const notes = (r.notes ?? []).map((n) => `      note: ${n.replace(/\s+/g, ' ')}`);
+  return [head, ...failed, ...why, ...notes].join('\n');
 }
 
 const pad = (s: string, n: number) => s + ' '.repeat(Math.max(0, n - s.length));
 const ms = (n: number | undefined) => (n === undefined ? '–' : `${formatCount(n)} ms`);
 
 /** The summary table: counts, then p50 and p95 of the first event and of the duration. */
-export function summaryTable(s: SuiteSummary, meta: ReportMeta): string {
+export function summaryTable(s: SuiteSummary, meta: ReportMeta, notRun = 0): string {
   const rows = [
     ['', 'p50', 'p95', 'runs'],
     ['first event', ms(s.firstEvent.p50), ms(s.firstEvent.p95), formatCount(s.firstEvent.n)],
@@ -123,7 +155,7 @@ export function summaryTable(s: SuiteSummary, meta: ReportMeta): string {
   const table = rows.map((r) => r.map((c, i) => pad(c, widths[i]!)).join('').trimEnd());
   return [
     `Suite “${meta.suiteName}” against ${meta.baseUrl}: ${formatCount(s.total)} ${s.total === 1 ? 'run' : 'runs'} in ${(meta.durationMs / 1000).toFixed(1)} s`,
-    `passed ${formatCount(s.passed)}, failed ${formatCount(s.failed)}${s.stopped ? `, stopped ${formatCount(s.stopped)}` : ''}`,
+    `passed ${formatCount(s.passed)}, failed ${formatCount(s.failed)}${s.stopped ? `, stopped ${formatCount(s.stopped)}` : ''}${notRun ? `, not run ${formatCount(notRun)}` : ''}`,
     ...table,
   ].join('\n');
 }

@@ -41,6 +41,7 @@ export function suiteFileOf(suite: Pick<Suite, 'name' | 'cases'>, now = new Date
       ...(c.input !== undefined && { input: c.input }),
       ...(c.messages !== undefined && { messages: c.messages }),
       ...(c.timeoutMs !== undefined && { timeoutMs: c.timeoutMs }),
+      ...(c.deadlineMs !== undefined && { deadlineMs: c.deadlineMs }),
       ...(c.policy !== undefined && { policy: c.policy }),
       assertions: c.assertions,
       ...(c.rows?.length && { rows: c.rows }),

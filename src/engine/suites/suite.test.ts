@@ -53,6 +53,35 @@ describe('a case’s runs', () => {
   });
 });
 
+describe('a row’s input', () => {
+  const schema = { type: 'object', properties: { topic: { type: 'string' }, region: { type: 'string', enum: ['emea', 'amer'] }, maxPoints: { type: 'integer' }, includeLinks: { type: 'boolean' }, tags: { type: 'array' } }, required: ['topic'] };
+  const saved = { ...hr, input: { topic: 'Leave', region: 'emea', maxPoints: '', includeLinks: '', tags: '' } };
+
+  it('types a CSV cell by the agent’s input schema, not by the saved value (an optional number saved empty)', () => {
+    const row = { topic: 'Travel', maxPoints: '5', includeLinks: 'no', tags: '["a"]', region: 'amer' };
+    expect(partsFor(saved, row, schema).input).toEqual({ topic: 'Travel', region: 'amer', maxPoints: 5, includeLinks: false, tags: ['a'] });
+    // An empty cell of an optional number is the input rule's "", one that is not a number is left for the service to name.
+    expect(partsFor(saved, { maxPoints: ' ' }, schema).input).toMatchObject({ maxPoints: '' });
+    expect(partsFor(saved, { maxPoints: 'many' }, schema).input).toMatchObject({ maxPoints: 'many' });
+    // A JSON row's values keep their types.
+    expect(partsFor(saved, { maxPoints: 7, topic: 'x' }, schema).input).toMatchObject({ maxPoints: 7 });
+    // Without the schema, only the saved value's type is known: "" says nothing.
+    expect(partsFor(saved, row).input).toMatchObject({ maxPoints: '5' });
+  });
+
+  it('does not send a column only the assertions read; a column no field and no assertion names is sent', () => {
+    const c = { ...saved, assertions: [{ kind: 'answer-contains' as const, text: '{{expected}} in {{ region }}' }] };
+    const row = { topic: 'Travel', expected: 'Travel policy', other: 'x' };
+    expect(partsFor(c, row, schema).input).toEqual({ ...saved.input, topic: 'Travel', other: 'x' });
+    expect(partsFor(c, row).input).toEqual({ ...saved.input, topic: 'Travel', other: 'x' });
+    // A field the saved input lacks but the schema has is sent, placeholder or not.
+    const partial = { ...c, input: { topic: 'Leave' }, assertions: [{ kind: 'answer-contains' as const, text: '{{maxPoints}}' }] };
+    expect(partsFor(partial, { maxPoints: '3' }, schema).input).toEqual({ topic: 'Leave', maxPoints: 3 });
+    expect(caseRequest(c, row, {}, schema).body).toMatchObject({ input: { topic: 'Travel' } });
+    expect(caseRequest(c, row, {}, schema).body.input).not.toHaveProperty('expected');
+  });
+});
+
 describe('approval policies', () => {
   const pending = [
     { interaction_id: 'i1', type: 'TOOL_APPROVAL', tool_id: 'book_flight', display_name: 'Book flight', description: '', arguments: {} },
@@ -177,8 +206,9 @@ const suiteCase: fc.Arbitrary<SuiteCase> = fc
     policy: fc.option(fc.oneof(fc.constant({ kind: 'approve-all' as const }), fc.constant({ kind: 'reject-all' as const }), fc.record({ kind: fc.constant('per-tool' as const), tools: fc.array(fc.record({ toolId: fc.string({ minLength: 1, maxLength: 8 }), decision: fc.constantFrom('APPROVE' as const, 'REJECT' as const) }), { maxLength: 3 }), otherwise: fc.constantFrom('APPROVE' as const, 'REJECT' as const) })), { nil: undefined }),
     assertions: fc.array(assertion, { maxLength: 6 }),
     rows: fc.option(fc.array(fc.dictionary(column, text, { minKeys: 1, maxKeys: 3 }), { minLength: 1, maxLength: 3 }), { nil: undefined }),
+    deadlineMs: fc.option(fc.integer({ min: 100, max: 86_400_000 }), { nil: undefined }),
   })
-  .map(({ content, policy, rows, ...c }) => ({ ...c, id: '', ...content, ...(policy && { policy }), ...(rows && { rows }) }));
+  .map(({ content, policy, rows, deadlineMs, ...c }) => ({ ...c, id: '', ...content, ...(policy && { policy }), ...(rows && { rows }), ...(deadlineMs !== undefined && { deadlineMs }) }));
 
 describe('the suite file', () => {
   const check = compileSchemaCheck(schemaJson);

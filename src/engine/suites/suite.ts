@@ -11,6 +11,7 @@
 import type { JsonSchema, Message } from '../../contract/agents';
 import type { Decision } from '../../contract/durable-runs';
 import { runRequest, type Flavour, type Mode, type RunParts, type RunRequest } from '../run-request';
+import { rowInput } from './row-input';
 
 /** What the answer, the outcome, the timings or the headers of a run must be. */
 export type Assertion =
@@ -54,6 +55,8 @@ export interface SuiteCase {
   messages?: Message[];
   /** Wait mode: how long the client waits before it gives up. */
   timeoutMs?: number;
+  /** How long the case's run may take, whatever its mode, before it fails (the runner's default, else DEFAULT_CASE_DEADLINE_MS). */
+  deadlineMs?: number;
   /** Durable mode: how the run's approvals are answered. */
   policy?: ApprovalPolicy;
   assertions: Assertion[];
@@ -82,30 +85,16 @@ export function newSuiteId(prefix = 'suite'): string {
   return `${prefix}_${Date.now().toString(36)}_${crypto.getRandomValues(new Uint32Array(1))[0]!.toString(36)}`;
 }
 
-/** A CSV cell as the saved value's type: a number field gets a number, a boolean field `true`/`false`. */
-function typedLike(saved: unknown, value: unknown): unknown {
-  if (typeof value !== 'string') return value;
-  if (typeof saved === 'number') {
-    const n = Number(value);
-    return value.trim() !== '' && Number.isFinite(n) ? n : value;
-  }
-  if (typeof saved === 'boolean') {
-    if (/^(true|yes|1)$/i.test(value.trim())) return true;
-    if (/^(false|no|0)$/i.test(value.trim())) return false;
-  }
-  return value;
-}
-
 /**
  * The content of one run of a case: the saved input with the row's columns put over it (a CSV
- * cell typed as the saved value is), or the saved messages with the last question replaced by
- * the row's `message` column. Other columns serve the assertions' `{{column}}` placeholders.
+ * cell typed by the agent's input schema when given, else like the saved value; a column only
+ * the assertions read is not sent: row-input.ts), or the saved messages with the last question
+ * replaced by the row's `message` column. Other columns serve the assertions' `{{column}}` placeholders.
  */
-export function partsFor(c: Pick<SuiteCase, 'input' | 'messages'>, row?: Row): RunParts {
+export function partsFor(c: Pick<SuiteCase, 'input' | 'messages'> & { assertions?: readonly Assertion[] }, row?: Row, inputSchema?: JsonSchema): RunParts {
   if (c.input !== undefined) {
-    const input = { ...c.input };
-    if (row) for (const [k, v] of Object.entries(row)) input[k] = typedLike(c.input[k], v);
-    return { input };
+    if (!row) return { input: { ...c.input } };
+    return { input: rowInput(c.input, row, inputSchema, placeholderColumns(c.assertions ?? [])).input };
   }
   const messages = c.messages ?? [];
   const asked = row?.[MESSAGE_COLUMN];
@@ -116,10 +105,10 @@ export function partsFor(c: Pick<SuiteCase, 'input' | 'messages'>, row?: Row): R
 }
 
 /** The run of a case (or of one of its rows), as the console would send it, with the overrides of the suite run. */
-export function caseRequest(c: SuiteCase, row?: Row, overrides: RunOverrides = {}): RunRequest {
+export function caseRequest(c: SuiteCase, row?: Row, overrides: RunOverrides = {}, inputSchema?: JsonSchema): RunRequest {
   const agentId = overrides.agentId?.trim() || c.agent.id;
   const agent = { id: agentId, ...(agentId === c.agent.id && c.agent.name !== undefined && { name: c.agent.name }) };
-  return runRequest(overrides.api ?? c.api, c.mode, agent, partsFor(c, row), c.timeoutMs);
+  return runRequest(overrides.api ?? c.api, c.mode, agent, partsFor(c, row, inputSchema), c.timeoutMs);
 }
 
 /** `{{column}}` in an assertion's text, filled from the row (a placeholder the row lacks stays as written). */
@@ -133,6 +122,13 @@ export function fillRow(text: string, row?: Row): string {
 /** The column names a text's placeholders ask for (`{{topic}}` → topic), as fillRow reads them. */
 export function placeholdersOf(text: string): string[] {
   return [...text.matchAll(PLACEHOLDER)].map((m) => m[1]!);
+}
+
+/** The columns a case's assertions read (their texts' placeholders). */
+export function placeholderColumns(assertions: readonly Assertion[]): Set<string> {
+  const out = new Set<string>();
+  for (const a of assertions) if (a.kind === 'answer-equals' || a.kind === 'answer-contains' || a.kind === 'answer-not-contains') for (const name of placeholdersOf(a.text)) out.add(name);
+  return out;
 }
 
 /** The assertions of one row: texts with its placeholders filled. */

@@ -1,11 +1,13 @@
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { useProfiles } from './connection-provider';
 import { useServiceInfo } from '../../lib/console-info';
 import { useFocusNext } from '../../lib/use-focus-next';
 import { newProfileId, type Profile } from './profiles';
-import { SandboxPanel } from './sandbox-panel';
 import { StartHere } from './start-here';
 import { PageTitle } from '../../components/page-title';
+
+// Shown once the reference service has answered (a round trip after the page): its code comes meanwhile.
+const SandboxPanel = lazy(() => import('./sandbox-panel').then((m) => ({ default: m.SandboxPanel })));
 
 export function ConnectionPage() {
   const { state, active, activate, add, remove, restore, tokenOf } = useProfiles();
@@ -91,7 +93,11 @@ export function ConnectionPage() {
         </button>
       </section>
 
-      {info.isSuccess && <SandboxPanel />}
+      {info.isSuccess && (
+        <Suspense fallback={null}>
+          <SandboxPanel />
+        </Suspense>
+      )}
     </section>
   );
 }

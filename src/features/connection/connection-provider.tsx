@@ -1,33 +1,21 @@
-import { createContext, useCallback, useContext, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { createContext, useCallback, useContext, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { ConnectionContext, ConnectionsContext, fingerprintOf, type ActiveConnection, type Connections, type GroupOutcome } from '../../lib/connection';
 import { tokenFacts } from '../../lib/storage';
 import {
   baseUrlOf,
-  factsText,
-  isTokenFacts,
   loadProfiles,
-  ORDER_STORAGE_KEY,
   profileProblem,
-  recordOf,
   rememberChoice,
   saveProfiles,
-  sharedProfileOf,
-  tabSideOf,
-  targetText,
+  tabTokenOf,
   tokenStore,
-  withOrder,
-  withoutProfile,
-  withRecord,
   newSaveContext,
   type SaveContext,
-  recordText,
-  storedOrder,
-  storedRecord,
-  type SharedProfile,
   type Profile,
   type ProfilesState,
   type TokenFacts,
 } from './profiles';
+import { useOtherTabs, type ProfilesNotice } from './use-other-tabs';
 
 export interface ProfilesApi {
   state: ProfilesState;
@@ -49,11 +37,6 @@ export interface ProfilesApi {
   dismissNotice(): void;
 }
 
-export interface ProfilesNotice {
-  id: number;
-  text: string;
-}
-
 const ProfilesContext = createContext<ProfilesApi | null>(null);
 
 /** The connection feature's own view of profiles and tokens; other features use lib/connection. */
@@ -62,9 +45,6 @@ export function useProfiles(): ProfilesApi {
   if (!api) throw new Error('useProfiles must be used inside ConnectionProvider.');
   return api;
 }
-
-/** How long after another tab's write this tab reads storage again, to take in where it settled. */
-const SETTLE_MS = 150;
 
 export function ConnectionProvider({ children }: { children: ReactNode }) {
   const [state, setState] = useState<ProfilesState>(loadProfiles);
@@ -119,96 +99,7 @@ export function ConnectionProvider({ children }: { children: ReactNode }) {
     latest.current = { state, tokens };
   });
   const [notice, setNotice] = useState<ProfilesNotice | undefined>(undefined);
-
-  // Other tabs write what the browser's tabs share (localStorage): this tab takes it in.
-  useEffect(() => {
-    const record = (id: string, value: SharedProfile | null, at: number) => {
-      const { state: s, tokens: t } = latest.current;
-      saving.current!.records.set(id, value && recordText(value));
-      const mine = s.profiles.find((p) => p.id === id);
-      if (value === null) {
-        if (!mine) return;
-        setState((now) => withoutProfile(now, id));
-        if (s.activeId === id && s.profiles.length > 1) {
-          const next = s.profiles.find((p) => p.id !== id)!;
-          setNotice({ id: at, text: `“${mine.label}” was deleted in another tab; this tab now uses “${next.label}”.` });
-        }
-        return;
-      }
-      if (mine && recordText(mine) === recordText(value)) return;
-      setState((now) => withRecord(now, value));
-      if (!(id in t)) setTokens((now) => ({ ...now, [id]: tabTokenOf({ ...value, ...tabSideOf(id) }) }));
-      if (mine && (mine.mode !== value.mode || mine.target !== value.target)) {
-        forgetRecorders(id);
-        if (s.activeId === id) setNotice({ id: at, text: `“${value.label}” now connects to ${targetText({ ...mine, ...value })}: changed in another tab.` });
-      }
-    };
-    /** What another tab says of the remembered token this tab uses too. */
-    const facts = (id: string, value: unknown) => {
-      const { state: s, tokens: t } = latest.current;
-      const p = s.profiles.find((x) => x.id === id);
-      if (!p?.remember || !isTokenFacts(value) || t[id] !== tokenStore.onDevice(id)) return;
-      const text = factsText(value);
-      if (factsText(p) === text) return;
-      saving.current!.facts.set(id, text);
-      setState((now) => ({ ...now, profiles: now.profiles.map((x) => (x.id === id ? { ...x, scopes: value.scopes, outcomes: value.outcomes } : x)) }));
-    };
-    // An event can carry an older value than storage holds by the time it is handled, or come
-    // after this tab's own newer write: a moment later, what storage holds is taken in too.
-    const settling = new Map<string, ReturnType<typeof setTimeout>>();
-    const settle = (key: string, check: () => void) => {
-      clearTimeout(settling.get(key));
-      settling.set(key, setTimeout(check, SETTLE_MS));
-    };
-    const onStorage = (e: StorageEvent) => {
-      if (e.storageArea !== localStorage || e.key === null) return;
-      const key = e.key;
-      const recordId = recordOf(key);
-      if (recordId !== undefined) {
-        // A profile added, renamed, moved or deleted there: taken in (never written back), so
-        // that this tab's next save, which writes only what it changed, drops nothing of it.
-        const value = e.newValue === null ? null : sharedProfileOf(parsed(e.newValue));
-        if (value !== undefined) record(recordId, value, e.timeStamp);
-        settle(key, () => {
-          const stored = storedRecord(recordId);
-          if (stored !== undefined) record(recordId, stored, performance.now());
-        });
-        return;
-      }
-      if (key === ORDER_STORAGE_KEY) {
-        if (e.newValue !== null) setState((now) => withOrder(now, parsed(e.newValue!)));
-        settle(key, () => setState((now) => withOrder(now, storedOrder())));
-        return;
-      }
-      const factsOf = tokenFacts.profileOf(key);
-      if (factsOf !== undefined) {
-        if (e.newValue !== null) facts(factsOf, parsed(e.newValue));
-        settle(key, () => facts(factsOf, tokenFacts.onDevice(factsOf)));
-        return;
-      }
-      const tokenOf = tokenStore.profileOf(key);
-      const { state: s, tokens: t } = latest.current;
-      const p = s.profiles.find((x) => x.id === tokenOf);
-      // Only a tab that uses the token remembered on the device is concerned.
-      if (!p?.remember) return;
-      const mine = t[p.id];
-      const device = tokenStore.onDevice(p.id);
-      if (mine !== undefined && mine !== device) {
-        // Another tab remembered another token on this device, or forgot this one: this tab
-        // keeps the one it has, and what it said of it, for itself.
-        tokenStore.keepInTab(p.id, mine);
-        tokenFacts.keepInTab(p.id, { scopes: p.scopes, outcomes: p.outcomes } satisfies TokenFacts);
-        setState((now) => ({ ...now, profiles: now.profiles.map((x) => (x.id === p.id ? { ...x, remember: false } : x)) }));
-      } else if (mine === undefined && device !== undefined) {
-        setTokens((now) => ({ ...now, [p.id]: device }));
-      }
-    };
-    window.addEventListener('storage', onStorage);
-    return () => {
-      window.removeEventListener('storage', onStorage);
-      for (const timer of settling.values()) clearTimeout(timer);
-    };
-  }, [forgetRecorders]);
+  useOtherTabs(latest, saving, setState, setTokens, setNotice, forgetRecorders);
 
   const update = useCallback((id: string, patch: Partial<Omit<Profile, 'id'>>) => {
     setState((s) => ({ ...s, profiles: s.profiles.map((p) => (p.id === id ? { ...p, ...patch } : p)) }));
@@ -329,17 +220,4 @@ export function ConnectionProvider({ children }: { children: ReactNode }) {
 
 function recorderKey(profileId: string, identity: string): string {
   return `${profileId}\n${identity}`;
-}
-
-/** The token this tab uses for a profile: its own, or the one remembered on the device. */
-function tabTokenOf(profile: Profile): string | undefined {
-  return profile.remember ? tokenStore.onDevice(profile.id) : tokenStore.inTab(profile.id);
-}
-
-function parsed(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

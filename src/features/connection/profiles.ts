@@ -97,6 +97,11 @@ export function tabSideOf(id: string): Pick<Profile, 'remember' | 'scopes' | 'ou
   return { remember: own ? false : device || legacy?.remember === true, scopes: facts.scopes, outcomes: facts.outcomes };
 }
 
+/** The token this tab uses for a profile: its own, or the one remembered on the device. */
+export function tabTokenOf(profile: Profile): string | undefined {
+  return profile.remember ? tokenStore.onDevice(profile.id) : tokenStore.inTab(profile.id);
+}
+
 /** The shared records, in their order (any record the order misses, after it). */
 export function readSharedProfiles(): SharedProfile[] {
   const order = local.get<unknown>(ORDER_KEY, undefined);

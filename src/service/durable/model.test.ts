@@ -27,7 +27,7 @@ import { expect, test } from 'vitest';
 import { isTerminalState, type DurableRun } from '../../contract/durable-runs.ts';
 import { platformCancellationsPath, platformResponsesPath, platformRunPath, platformRunsPath } from '../../contract/run-paths.ts';
 import { AgentCatalog } from '../agents.ts';
-import { createApp, createDurableRuns, type Service } from '../app.ts';
+import { assembleService, type Service } from '../app.ts';
 import { listen } from '../node.ts';
 import { seedIfEmpty } from '../seed.ts';
 import { Store } from '../store.ts';
@@ -367,8 +367,7 @@ class Real {
     };
     const store = new Store(options);
     seedIfEmpty(store);
-    const durable = createDurableRuns(store, options);
-    this.service = { app: createApp(store, catalog, options, durable), store, catalog, durable, close: () => store.close() };
+    this.service = assembleService(store, catalog, options);
     const server = await listen(this.service, 0);
     this.http = server;
     this.port = Number(new URL(server.url).port);

@@ -10,11 +10,13 @@ import { authenticate, rateLimit, type RateLimiter } from '../auth.ts';
 import { etagOf, noneMatchHits } from '../etag.ts';
 import { closeAfterTooLarge, isPlainObject, legacyError, MAX_BODY_BYTES, problem, problemListMembers, readJson, unknownKeys, type Env } from '../http.ts';
 import { clip, listText, omittedText, pointerToken, ProblemList, type FieldProblem } from '../problem-list.ts';
-import { streamRun, waitRun, type RunOptions, type RunRequest, type RunSlots } from '../runs.ts';
+import { RUN_LIMIT_RETRY_AFTER_S, runCapText, streamRun, waitRun, type RunOptions, type RunRequest, type RunSlots } from '../runs.ts';
+import { admitFault } from '../faults.ts';
 import type { Store } from '../store.ts';
 import type { DurableRuns } from '../durable/executor.ts';
 import { createDurableRun, durableBodyProblem, registerDurableRoutes } from '../durable/routes.ts';
 import type { ToolAuthorizations } from '../tool-auth.ts';
+import type { OwnOrigins } from '../own-origins.ts';
 import { registerToolServerRoutes, unauthorizedServers } from './tool-servers.ts';
 
 export interface AgentRoutesOptions extends RunOptions {
@@ -29,10 +31,9 @@ export interface AgentRoutesOptions extends RunOptions {
   toolAuth: ToolAuthorizations;
   /** Origins besides the service's own a tool-server consent may return to (`--allowed-return-origin`). */
   allowedReturnOrigins?: readonly string[];
+  /** The service's own origins, from what it listens on. */
+  ownOrigins: OwnOrigins;
 }
-
-/** When a token at its run limit may try again: runs end on their own, often within seconds. */
-export const RUN_LIMIT_RETRY_AFTER_S = 5;
 
 /** The family-specific ways to refuse, so both routers share one flow. */
 interface Family {
@@ -103,7 +104,7 @@ function unknownFieldProblems(extra: readonly string[]): ProblemList<FieldProble
   return problems;
 }
 
-function guard(store: Store, family: Family, rateLimitPerMinute: number | RateLimiter) {
+function guard(store: Store, family: Family, rateLimitPerMinute: number | RateLimiter, slots: RunSlots) {
   const app = new Hono<Env>();
   app.use(
     bodyLimit({
@@ -127,6 +128,7 @@ function guard(store: Store, family: Family, rateLimitPerMinute: number | RateLi
     await next();
   });
   app.use(rateLimit(rateLimitPerMinute, (c, s) => family.error(c, 429, 'rate_limit_exceeded', `Too many requests; retry after ${s} s.`)));
+  app.use(admitFault(slots, (c) => refuseRunCap(c, family, slots)));
   return app;
 }
 
@@ -185,18 +187,20 @@ function prepareRun(c: Context<Env>, family: Family, catalog: AgentCatalog, tool
   };
 }
 
-/** Starts a run in one of the token's slots, or answers the family's 429 when it has none free. */
+/** The family's 429 for a token whose run slots are all taken. */
+function refuseRunCap(c: Context<Env>, family: Family, slots: RunSlots): Response {
+  c.header('Retry-After', String(RUN_LIMIT_RETRY_AFTER_S));
+  return family.error(c, 429, 'rate_limit_exceeded', runCapText(slots.perToken));
+}
+
+/**
+ * Starts a run in one of the token's slots, or answers the family's 429 when it has none free.
+ * A request held by a fault took its slot when it was admitted: the run is in that one, which
+ * the fault gives back once the answer has ended (faults.ts).
+ */
 function startRun(c: Context<Env>, family: Family, slots: RunSlots, start: (release: () => void) => Response | Promise<Response>) {
-  const release = slots.take(c.get('tokenKey'));
-  if (!release) {
-    c.header('Retry-After', String(RUN_LIMIT_RETRY_AFTER_S));
-    return family.error(
-      c,
-      429,
-      'rate_limit_exceeded',
-      `This token already has ${slots.perToken} runs going, the most one token may run at once; retry when one has ended.`,
-    );
-  }
+  const release = c.get('faultHold') ? () => {} : slots.take(c.get('tokenKey'));
+  if (!release) return refuseRunCap(c, family, slots);
   return start(release);
 }
 
@@ -249,7 +253,7 @@ export const successorLink = (agentId: string) => `<${platformRunsPath(agentId)}
 
 /** Client API, `/rest/api/v1`: beta, with deprecated run endpoints. */
 export function legacyAgentRoutes(store: Store, catalog: AgentCatalog, options: AgentRoutesOptions) {
-  const app = guard(store, legacy, options.limiter ?? options.rateLimitPerMinute);
+  const app = guard(store, legacy, options.limiter ?? options.rateLimitPerMinute, options.runSlots);
   const unknownAgent = (c: Context<Env>, id: string) => legacy.error(c, 404, 'resource_not_found', `Unknown agent: ${clip(id)}`);
 
   app.post('/agents/search', async (c) => {
@@ -292,13 +296,13 @@ export function legacyAgentRoutes(store: Store, catalog: AgentCatalog, options: 
       );
     });
   }
-  registerToolServerRoutes(app, catalog, { auth: options.toolAuth, allowedReturnOrigins: options.allowedReturnOrigins ?? [] });
+  registerToolServerRoutes(app, catalog, { auth: options.toolAuth, ownOrigins: options.ownOrigins, allowedReturnOrigins: options.allowedReturnOrigins ?? [] });
   return app;
 }
 
 /** Platform API, `/api`: the replacements. */
 export function platformAgentRoutes(store: Store, catalog: AgentCatalog, options: AgentRoutesOptions) {
-  const app = guard(store, platform, options.limiter ?? options.rateLimitPerMinute);
+  const app = guard(store, platform, options.limiter ?? options.rateLimitPerMinute, options.runSlots);
   const unknownAgent = (c: Context<Env>, id: string) => problem(c, 'resource_not_found', `No agent with id "${clip(id)}".`);
 
   app.post('/agents/search', async (c) => {

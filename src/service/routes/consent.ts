@@ -3,9 +3,11 @@ import { bodyLimit } from '../body-limit.ts';
 import { CONSENT_PATH, TOOL_AUTH_RESULT_PARAMS } from '../../contract/tool-servers.ts';
 import type { AgentCatalog } from '../agents.ts';
 import { closeAfterTooLarge, type Env } from '../http.ts';
+import { REDACTED } from '../recording.ts';
 import type { Store } from '../store.ts';
 import { CONSENT_TTL_MS, type ConsentRequest, type ToolAuthorizations } from '../tool-auth.ts';
-import { ownOrigin } from './tool-servers.ts';
+import type { OwnOrigins } from '../own-origins.ts';
+import { returnOrigins } from './tool-servers.ts';
 
 /**
  * The sandbox's stand-in for a tool's OAuth provider (reference service only): the page an
@@ -70,8 +72,23 @@ ${body}
 `;
 }
 
+/**
+ * A consent link replayed from a recording (docs/recording.md): a recording never keeps a
+ * link's state, so the link it hands out works nowhere; this says so rather than "expired".
+ */
+function recordedLink(c: Context<Env>): Response {
+  const body = page(
+    'This consent link comes from a recording',
+    `<h1>This consent link comes from a recording</h1>
+<p>A recording never keeps a consent link's state, so a link answered by a replay works on no service. Nothing was changed.</p>
+<p>To authorize the tool server, choose <strong>Authorize</strong> in a console connected to the instance itself.</p>`,
+  );
+  return c.body(body, 400, pageHeaders());
+}
+
 /** A consent link that no longer works: spent, expired, or never made. Nothing to return to: its returnUrl is unknown. */
-function staleLink(c: Context<Env>): Response {
+function staleLink(c: Context<Env>, state: string): Response {
+  if (state === REDACTED) return recordedLink(c);
   const body = page(
     'This consent link no longer works',
     `<h1>This consent link no longer works</h1>
@@ -99,18 +116,35 @@ export function returnAddress(request: ConsentRequest, allowed: boolean): string
 /**
  * Only this page's own form may post a decision: a browser says where a POST comes from
  * (Sec-Fetch-Site, Origin), and a page of another site must not make the choice for the user.
+ * The page is on one of the service's own origins, from what it listens on (or on one the
+ * operator allowed, such as a proxy in front of it): never on the origin a request names.
  */
-function crossSiteProblem(c: Context<Env>): string | undefined {
+function crossSiteProblem(c: Context<Env>, origins: readonly string[]): string | undefined {
   const site = c.req.header('sec-fetch-site');
   if (site !== undefined && site !== 'same-origin' && site !== 'none') return 'A decision can be sent only from the consent page itself.';
   const origin = c.req.header('origin');
   // `null` is what a page that sends no referrer posts with; only the browser's word that the post is same-origin vouches for it then.
   if (origin === 'null' && site === 'same-origin') return undefined;
-  if (origin !== undefined && origin.toLowerCase() !== ownOrigin(c).toLowerCase()) return `A decision cannot be sent from ${origin}.`;
+  if (origin !== undefined && !origins.includes(origin.toLowerCase())) return `A decision cannot be sent from ${origin}.`;
   return undefined;
 }
 
-export function consentRoutes(store: Store, catalog: AgentCatalog, auth: ToolAuthorizations) {
+export interface ConsentRoutesOptions {
+  /** The service's own origins (own-origins.ts). */
+  ownOrigins: OwnOrigins;
+  /** `--allowed-return-origin`. */
+  allowedReturnOrigins: readonly string[];
+}
+
+export function consentRoutes(store: Store, catalog: AgentCatalog, auth: ToolAuthorizations, options: ConsentRoutesOptions) {
+  /**
+   * A returnUrl is checked when its link is made; checked again before the page offers it or a
+   * decision goes there, so a link made before a restart on another port or with other
+   * allowed origins never sends the browser where the service no longer returns to.
+   */
+  const origins = () => returnOrigins(options.ownOrigins, options.allowedReturnOrigins);
+  const returnAllowed = (request: ConsentRequest) => origins().includes(new URL(request.returnUrl).origin);
+  const returnRefused = (c: Context<Env>) => refusal(c, 400, 'This consent link returns to an address this service no longer returns to. Nothing was changed; ask for a new link from the console.');
   const app = new Hono<Env>();
   app.use(
     bodyLimit({
@@ -127,7 +161,8 @@ export function consentRoutes(store: Store, catalog: AgentCatalog, auth: ToolAut
   app.get('/consent', (c) => {
     const state = c.req.query('state') ?? '';
     const request = state ? auth.pending(state) : undefined;
-    if (!request) return staleLink(c);
+    if (!request) return staleLink(c, state);
+    if (!returnAllowed(request)) return returnRefused(c);
     const server = catalog.toolServers.get(request.serverId);
     const name = server?.display_name ?? request.serverId;
     const token = store.findTokenByHash(Buffer.from(request.tokenKey, 'hex'));
@@ -151,15 +186,18 @@ ${tools.length ? `<dt>Its tools</dt><dd>${escapeHtml(tools.join(', '))}</dd>\n` 
   });
 
   app.post('/consent', async (c) => {
-    const why = crossSiteProblem(c);
+    const why = crossSiteProblem(c, origins());
     if (why) return refusal(c, 403, why);
     const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
     if (type !== 'application/x-www-form-urlencoded') return refusal(c, 415, 'Send the decision as the consent page\'s form does (application/x-www-form-urlencoded).');
     const form = new URLSearchParams(await c.req.text());
     const decision = form.get('decision');
     if (decision !== 'allow' && decision !== 'deny') return refusal(c, 400, 'The decision must be allow or deny.');
-    const request = auth.decide(form.get('state') ?? '', decision === 'allow');
-    if (!request) return staleLink(c);
+    const state = form.get('state') ?? '';
+    const pending = auth.pending(state);
+    if (pending && !returnAllowed(pending)) return returnRefused(c);
+    const request = auth.decide(state, decision === 'allow');
+    if (!request) return staleLink(c, state);
     // 303: the browser follows with a GET of the console's page, never re-posting the form there.
     return c.body(null, 303, { location: returnAddress(request, decision === 'allow'), 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
   });

@@ -17,6 +17,8 @@ import { noneMatchHits } from '../etag.ts';
 import { closeAfterTooLarge, isPlainObject, MAX_BODY_BYTES, metadataError, readJson, unknownKeys, type Env } from '../http.ts';
 import { clip, listText } from '../problem-list.ts';
 import type { Store } from '../store.ts';
+import { admitFault } from '../faults.ts';
+import { RUN_LIMIT_RETRY_AFTER_S, runCapText, type RunSlots } from '../runs.ts';
 
 const KEY_FIELDS = [
   'name', 'propertyType', 'skipIndexing',
@@ -111,7 +113,7 @@ function incompatibleChanges(store: Store, group: string, before: MetadataSchema
   return changed.filter((k) => used.has(k.name.toLowerCase())).map((k) => k.name);
 }
 
-export function customMetadataRoutes(store: Store, options: { rateLimitPerMinute: number; limiter?: RateLimiter }) {
+export function customMetadataRoutes(store: Store, options: { rateLimitPerMinute: number; limiter?: RateLimiter; runSlots: RunSlots }) {
   const app = new Hono<Env>();
   app.use(
     bodyLimit({
@@ -136,6 +138,21 @@ export function customMetadataRoutes(store: Store, options: { rateLimitPerMinute
     }
     return name;
   };
+
+  // A fault's delay or slow bytes only once the token's scopes cover the group (faults.ts): the
+  // group is checked here first, as each route checks it.
+  const admit = admitFault(options.runSlots, (c) => {
+    c.header('Retry-After', String(RUN_LIMIT_RETRY_AFTER_S));
+    return metadataError(c, 429, 'too many requests', runCapText(options.runSlots.perToken));
+  });
+  for (const path of ['/custom-metadata/schema/:groupName', '/document/:docId/custom-metadata/:groupName']) {
+    app.use(path, async (c, next) => {
+      if (!c.get('fault')) return next();
+      const name = group(c);
+      if (typeof name !== 'string') return name;
+      return admit(c, next);
+    });
+  }
 
   app.get('/custom-metadata/schema/:groupName', (c) => {
     const name = group(c);

@@ -3,6 +3,7 @@ import { CONSENT_PATH, MAX_TOOL_NAMES, type ToolDefinition, type ToolDefinitions
 import type { AgentCatalog, ToolServerDefinition } from '../agents.ts';
 import { isPlainObject, legacyError, readJson, unknownKeys, type Env } from '../http.ts';
 import { clip, listText } from '../problem-list.ts';
+import type { OwnOrigins } from '../own-origins.ts';
 import type { ToolAuthorizations } from '../tool-auth.ts';
 
 /** Longest `returnUrl` taken (reference choice; browsers' own limits are far higher, an address bar's far lower). */
@@ -10,33 +11,32 @@ export const MAX_RETURN_URL_CHARS = 2_048;
 
 export interface ToolServerRoutesOptions {
   auth: ToolAuthorizations;
+  /** The service's own origins, from what it listens on (never from the request). */
+  ownOrigins: OwnOrigins;
   /** Origins besides the service's own that `returnUrl` may point at (`--allowed-return-origin`). */
   allowedReturnOrigins: readonly string[];
 }
 
-/** The origin a request reached this service on: its scheme and Host (already checked against the allowed hosts). */
-export function ownOrigin(c: Context): string {
-  return new URL(c.req.url).origin;
+/** Where a consent may return to: the service's own origins, then those allowed at start. */
+export function returnOrigins(own: OwnOrigins, allowed: readonly string[]): string[] {
+  return [...new Set([...own.list, ...allowed])];
 }
 
 /**
  * Why `returnUrl` may not be used, or undefined: an absolute http(s) URL without credentials,
- * on this service's own origin or one allowed at start. Only the origin is compared: any page
- * of an allowed console may be returned to.
+ * on one of `origins` (the service's own, or one allowed at start). Only the origin is
+ * compared: any page of an allowed console may be returned to.
  */
-export function returnUrlProblem(returnUrl: unknown, own: string, allowed: readonly string[]): string | undefined {
+export function returnUrlProblem(returnUrl: unknown, origins: readonly string[]): string | undefined {
   if (typeof returnUrl !== 'string' || returnUrl === '') return 'returnUrl is required: the address the browser goes back to after the consent.';
   if (returnUrl.length > MAX_RETURN_URL_CHARS) return `returnUrl is longer than ${MAX_RETURN_URL_CHARS} characters.`;
   if (!URL.canParse(returnUrl)) return `returnUrl "${clip(returnUrl, 200)}" is not an absolute URL.`;
   const url = new URL(returnUrl);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return `returnUrl must be an http or https address, not ${clip(url.protocol, 40)}.`;
   if (url.username || url.password) return 'returnUrl must not carry credentials.';
-  const origins = [own, ...allowed];
   if (!origins.includes(url.origin)) {
-    return (
-      `returnUrl is on ${clip(url.origin, 200)}, which is not an allowed return URL: this service returns only to ${listText(origins)}. ` +
-      'Start it with --allowed-return-origin <origin> to allow another console.'
-    );
+    const where = origins.length ? `this service returns only to ${listText(origins)}` : 'this service knows no origin of its own until it listens, and none was allowed';
+    return `returnUrl is on ${clip(url.origin, 200)}, which is not an allowed return URL: ${where}. Start it with --allowed-return-origin <origin> to allow another console.`;
   }
   return undefined;
 }
@@ -93,11 +93,13 @@ export function registerToolServerRoutes(app: Hono<Env>, catalog: AgentCatalog, 
     if (!isPlainObject(body.value)) return legacyError(c, 400, 'The body must be { "returnUrl": "<where the browser goes back to>" }.');
     const extra = unknownKeys(body.value, ['returnUrl']);
     if (extra.length) return legacyError(c, 400, `Unknown field(s): ${listText(extra)}. Allowed: returnUrl.`);
-    const own = ownOrigin(c);
-    const why = returnUrlProblem(body.value.returnUrl, own, options.allowedReturnOrigins);
+    const why = returnUrlProblem(body.value.returnUrl, returnOrigins(options.ownOrigins, options.allowedReturnOrigins));
     if (why) return legacyError(c, 400, why);
     const state = auth.begin(c.get('tokenKey'), server.server_id, body.value.returnUrl as string);
-    // The consent page is this service's own: the browser is sent here, not to the console that asked.
+    // The consent page is this service's own: the browser is sent here, not to the console that
+    // asked. The request's origin only picks which of the service's own (a console on localhost
+    // goes to localhost); in process, with none known, the address is relative to the API's.
+    const own = options.ownOrigins.namedFor(new URL(c.req.url).origin) ?? '';
     return c.json({ authorizationUrl: `${own}${CONSENT_PATH}?state=${encodeURIComponent(state)}` });
   });
 

@@ -1,130 +1,21 @@
-import { useId, useMemo, useState, type KeyboardEvent } from 'react';
-import { Link } from 'react-router';
-import type { Message } from '../../../contract/agents';
+import { useMemo, useState } from 'react';
 import { toolSuggestionsOf } from '../../../contract/tool-servers';
 import { ResponseSummary } from '../../../components/response-meta';
-import { SpecBadge } from '../../../components/spec-badge';
 import { formatBytes, formatCount } from '../../../lib/format';
-import { runDetails, type HistoryDetails } from '../../../db/history';
 import { refusalError } from '../../../engine/history-entry';
 import { isTerminal, statusText, statusTone, type RunStatus } from '../../../engine/run-machine';
 import type { RunRecord } from '../../../engine/run-record';
 import { faultOfRequest } from '../../../engine/run-request';
 import { useRunStore } from '../../../hooks/run-store';
 import { useFigures } from '../../../hooks/use-history';
-import { branchCount, branchOf, contextOf, newestLeafUnder, pathTo, questionOf, retryable, textOfMessage, type Thread, type Turn } from '../../../engine/thread';
+import { branchCount, branchOf, contextOf, newestLeafUnder, pathTo, retryable, questionOf, textOfMessage, type Thread, type Turn } from '../../../engine/thread';
 import { useSlots } from '../../../components/slots';
-
-/** Text blocks run together as one paragraph (a stream sends a word per message); anything else is shown as its JSON. */
-function MessageBlocks({ messages }: { messages: readonly Message[] }) {
-  const parts: ({ kind: 'text'; text: string } | { kind: 'json'; value: unknown })[] = [];
-  for (const m of messages) {
-    for (const block of Array.isArray(m.content) ? m.content : [m.content]) {
-      if (block && typeof block === 'object' && (block as { type?: unknown }).type === 'text' && typeof (block as { text?: unknown }).text === 'string') {
-        const last = parts.at(-1);
-        if (last?.kind === 'text') last.text += (block as { text: string }).text;
-        else parts.push({ kind: 'text', text: (block as { text: string }).text });
-      } else parts.push({ kind: 'json', value: block });
-    }
-  }
-  return (
-    <>
-      {parts.map((p, i) =>
-        p.kind === 'text' ? (
-          <div key={i} className="turn-text">
-            {p.text}
-          </div>
-        ) : (
-          <pre key={i} className="raw" aria-label="Content that is not text">
-            {JSON.stringify(p.value, null, 2)}
-          </pre>
-        ),
-      )}
-    </>
-  );
-}
-
-/** What history kept of a turn the console no longer holds: request, answer, and on demand its events and raw answer. */
-function StoredTurnDetails({ turn }: { turn: Turn }) {
-  const [details, setDetails] = useState<HistoryDetails | null | 'loading'>(null);
-  const load = () => {
-    setDetails('loading');
-    void runDetails(turn.id).then((d) => setDetails(d ?? {}), () => setDetails({}));
-  };
-  // A waited turn's answer, as it was received, can be checked against the public schema again.
-  const waited = details && details !== 'loading' && turn.request.mode === 'wait' && details.result !== undefined && turn.meta ? { ...turn.meta, rawBody: JSON.stringify(details.result) } : undefined;
-  return (
-    <div className="turn-details">
-      <p>
-        <code>POST {turn.request.path}</code>
-      </p>
-      <pre className="raw" aria-label="Request body">
-        {JSON.stringify(turn.request.body, null, 2)}
-      </pre>
-      <p>Answer messages as received:</p>
-      <pre className="raw" aria-label="Answer messages">
-        {JSON.stringify(turn.answerMessages ?? [], null, 2)}
-      </pre>
-      {turn.runId &&
-        (turn.imported ? (
-          // A record of a run someone else's token made: never read from here with this profile's.
-          <p>
-            Durable run <code>{turn.runId}</code> <span className="muted">(imported: a record of the run, not read from here)</span>
-          </p>
-        ) : (
-          <p>
-            Durable run <Link to={`/runs/${encodeURIComponent(turn.request.agentId)}/${encodeURIComponent(turn.runId)}`}>{turn.runId}</Link>
-          </p>
-        ))}
-      {details === null && !turn.imported && (
-        <button type="button" onClick={load}>
-          {turn.eventCount > 0 ? `Show its ${formatCount(turn.eventCount)} events` : 'Show its raw answer'}
-        </button>
-      )}
-      {details === 'loading' && <p role="status">Loading what history kept…</p>}
-      {details && details !== 'loading' && (
-        <>
-          {details.events?.length ? (
-            <pre className="raw" aria-label="Events">
-              {details.events
-                .slice(0, 500)
-                .map((e) => `${e.seq}\t${e.at} ms\t${e.event}\t${e.data}`)
-                .join('\n') + (details.events.length > 500 ? `\n… and ${formatCount(details.events.length - 500)} more (Export last turn has them all)` : '')}
-            </pre>
-          ) : null}
-          {details.result !== undefined && (
-            <pre className="raw" aria-label="Raw answer">
-              {JSON.stringify(details.result, null, 2)}
-            </pre>
-          )}
-          {waited && <SpecBadge answer={waited} />}
-          {!details.events?.length && details.result === undefined && <p className="muted">History has no more of this turn.</p>}
-        </>
-      )}
-    </div>
-  );
-}
+import { EditQuestion } from './edit-question';
+import { StoredTurnDetails } from './stored-turn-details';
+import { answerOf } from './turn-answer';
 
 /** Turns of a branch drawn at first, and more at each Show earlier turns. */
 export const TURNS_PAGE = 30;
-/** Most of an answer's text a turn shows in place; the rest is in its run's details and its export. */
-const TURN_TEXT_CHARS = 100_000;
-
-/** A turn's answer as readable blocks: its messages as received, else the text history kept. */
-function answerOf(turn: Turn) {
-  if (turn.answerMessages?.length) return <MessageBlocks messages={turn.answerMessages} />;
-  if (!turn.transcript) return null;
-  if (turn.transcript.length <= TURN_TEXT_CHARS) return <div className="turn-text">{turn.transcript}</div>;
-  return (
-    <>
-      <div className="turn-text">{turn.transcript.slice(0, TURN_TEXT_CHARS)}</div>
-      <p className="muted">
-        Shown are the first {formatCount(TURN_TEXT_CHARS)} of {formatCount(turn.transcript.length)} characters; the whole answer is in its raw answer below and in
-        Export.
-      </p>
-    </>
-  );
-}
 
 function TurnHead({ turn, profileId }: { turn: Turn; profileId: string }) {
   // The same figures as the response head and history, live while the turn runs.
@@ -147,41 +38,6 @@ function TurnHead({ turn, profileId }: { turn: Turn; profileId: string }) {
         </>
       )}
     </p>
-  );
-}
-
-/** Editing an earlier question: sending it starts a new branch from that point. */
-function EditQuestion({ turn, canSend, cannotSendWhy, onSend, onCancel }: { turn: Turn; canSend: boolean; cannotSendWhy?: string; onSend(text: string): void; onCancel(): void }) {
-  const id = useId();
-  const [text, setText] = useState(() => questionOf(turn.request));
-  const send = () => {
-    if (canSend && text.trim()) onSend(text);
-  };
-  const onKeyDown = (e: KeyboardEvent) => {
-    if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
-      e.preventDefault();
-      e.stopPropagation();
-      send();
-    } else if (e.key === 'Escape') {
-      // Escape here closes the editor; it does not stop a run.
-      e.preventDefault();
-      onCancel();
-    }
-  };
-  return (
-    <div className="turn-edit" onKeyDown={onKeyDown}>
-      <label htmlFor={id}>Edit the question (sends a new branch from here; the old one stays)</label>
-      <textarea id={id} rows={3} value={text} onChange={(e) => setText(e.target.value)} autoFocus />
-      <div className="toolbar">
-        <button type="button" className="primary" disabled={!canSend || !text.trim()} onClick={send} aria-keyshortcuts="Control+Enter Meta+Enter">
-          Send as a new branch
-        </button>
-        <button type="button" onClick={onCancel}>
-          Cancel
-        </button>
-        {!canSend && cannotSendWhy && <span className="hint">{cannotSendWhy}</span>}
-      </div>
-    </div>
   );
 }
 

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { formatBytes, formatCount } from '../../../lib/format';
 import { clearHistory, HISTORY_BYTES_LIMIT, HISTORY_LIMIT, importRuns, itemsText, PIN_LIMIT, undoClear, type HistoryEntry } from '../../../db/history';
-import type { RunConnection } from '../../../engine/run-store';
+import type { RunConnection } from '../../../engine/run-record';
 import { threadsOf, type Thread } from '../../../engine/thread';
 import { entriesOfFile, parseThreadFile, sizeProblem } from '../../../engine/thread-file';
 import { useEviction, useLastClear } from '../../../hooks/use-history';

@@ -10,8 +10,10 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { DEMO, DEMO_EVERYTHING, referenceConnection } from '../../../test-support/reference-service';
 import { wipeHistory, listRuns } from '../../../db/history';
 import { runRequest } from '../../../engine/run-request';
-import { type RunStore, type RunConnection } from '../../../engine/run-store';
-import { consoleRunStore, RunStoreProvider } from '../../../hooks/run-store';
+import { type RunStore } from '../../../engine/run-store';
+import type { RunConnection } from '../../../engine/run-record';
+import { consoleRunStore } from '../../../hooks/console-run-store';
+import { RunStoreProvider } from '../../../hooks/run-store';
 import { HistoryPanel } from './history-panel';
 
 const A: RunConnection = referenceConnection(DEMO.agents, 'fingerprint-a');

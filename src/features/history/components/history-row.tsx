@@ -5,7 +5,7 @@ import { formatBytes, formatCount } from '../../../lib/format';
 import { exportRun, PIN_LIMIT, setPinned, type HistoryEntry } from '../../../db/history';
 import { statusText, statusTone } from '../../../engine/run-machine';
 import { faultOfRequest } from '../../../engine/run-request';
-import type { RunConnection } from '../../../engine/run-store';
+import type { RunConnection } from '../../../engine/run-record';
 import { sizeText, threadPath, threadsOf } from '../../../engine/thread';
 import { threadExport } from '../../../engine/thread-file';
 import { goesOn, useFigures } from '../../../hooks/use-history';

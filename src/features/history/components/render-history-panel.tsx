@@ -5,8 +5,9 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { render } from '@testing-library/react';
 import { MemoryRouter } from 'react-router';
-import type { RunConnection } from '../../../engine/run-store';
-import { consoleRunStore, RunStoreProvider } from '../../../hooks/run-store';
+import type { RunConnection } from '../../../engine/run-record';
+import { consoleRunStore } from '../../../hooks/console-run-store';
+import { RunStoreProvider } from '../../../hooks/run-store';
 import { HistoryPanel } from './history-panel';
 
 export function renderHistoryPanel(connection: RunConnection) {

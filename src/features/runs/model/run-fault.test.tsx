@@ -9,7 +9,7 @@ import { DEMO, mintAgentsToken, referenceConnection } from '../../../test-suppor
 import { faultFieldsOf, faultHeaderOf, NO_FAULT } from '../../../engine/fault-fields';
 import { listRuns, wipeHistory } from '../../../db/history';
 import { faultOfRequest, runRequest, withSandboxFault } from '../../../engine/run-request';
-import { consoleRunStore } from '../../../hooks/run-store';
+import { consoleRunStore } from '../../../hooks/console-run-store';
 
 const USER_HI = [{ role: 'USER' as const, content: [{ type: 'text' as const, text: 'Hi there' }] }];
 const echo = (mode: 'stream' | 'wait' | 'durable') => runRequest('platform', mode, { id: 'echo-assistant', name: 'Echo Assistant' }, { messages: USER_HI });

@@ -11,7 +11,7 @@ import { mintAgentsToken, referenceConnection } from '../../../test-support/refe
 import { wipeHistory, type HistoryEntry } from '../../../db/history';
 import { historyEntryOf } from '../../../engine/run-record';
 import type { RunStore } from '../../../engine/run-store';
-import { consoleRunStore } from '../../../hooks/run-store';
+import { consoleRunStore } from '../../../hooks/console-run-store';
 import { createSuite } from '../model/suite-db';
 import { suiteRuns } from '../model/suite-runs';
 import { replyRequest } from '../../../engine/thread';

@@ -70,6 +70,11 @@ function CaseDetail({ result }: { result: StoredCaseResult }) {
         ))}
         {result.assertions.length === 0 && <li className="muted">No assertion: the case passes whatever the run does.</li>}
       </ul>
+      {result.notes?.map((note, i) => (
+        <p key={i} className="muted">
+          {note}
+        </p>
+      ))}
       {result.decisions && (
         <p className="muted">Approvals: {result.decisions.map((d) => `${d.decision === 'APPROVE' ? 'approved' : 'rejected'} ${d.name}${d.byDefault ? ' (by default)' : ''}`).join(', ')}.</p>
       )}

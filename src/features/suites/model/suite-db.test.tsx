@@ -123,6 +123,24 @@ it('results of a suite run whose suite was deleted (in another tab too) are not 
   expect(await consoleDb().caseDetails.get('elsewhere:late')).toBeUndefined();
 });
 
+it('a suite run started while its suite is deleted (in another tab too) is not left behind: it is deleted with it, or refused', async () => {
+  const run = (id: string, suiteId: string) => ({ id, suiteId, suiteName: 'Gone', startedAt: Date.now(), status: 'running' as const, target: { profileId: 'reference', profileLabel: 'Reference' }, concurrency: 1, total: 1 });
+  for (let i = 0; i < 5; i++) {
+    const suite = await createSuite(`Deleted as it starts ${i}`, []);
+    await startSuiteRun({ ...run(`before_${i}`, suite.id), status: 'done' });
+    // Another tab starts a run as this one deletes the suite.
+    const [, started] = await Promise.all([deleteSuite(suite.id), startSuiteRun(run(`meanwhile_${i}`, suite.id)).then(() => 'started', (err: Error) => err.message)]);
+    expect(['started', 'That suite is no longer in this browser.']).toContain(started);
+    expect(await consoleDb().suiteRuns.where('suiteId').equals(suite.id).count()).toBe(0);
+    expect(await consoleDb().suites.get(suite.id)).toBeUndefined();
+  }
+  // A run started once its suite is gone is refused, and nothing of it kept.
+  const gone = await createSuite('Already gone', []);
+  await deleteSuite(gone.id);
+  await expect(startSuiteRun(run('after', gone.id))).rejects.toThrow('That suite is no longer in this browser.');
+  expect(await consoleDb().suiteRuns.get('after')).toBeUndefined();
+});
+
 it('a suite run’s results are read back whole and in case order, in pieces, and only that run’s', async () => {
   const suite = await createSuite('Many results', []);
   const n = RESULTS_READ_AT_ONCE * 2 + 50;

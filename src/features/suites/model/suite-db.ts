@@ -97,16 +97,26 @@ async function deleteRuns(ids: readonly string[]): Promise<void> {
   });
 }
 
+/**
+ * Deletes a suite with its runs and their results, in one transaction: its runs read apart from
+ * the deletion let a run started in between (in another tab) outlive its suite, kept for ever.
+ */
 export async function deleteSuite(id: string): Promise<void> {
   const db = consoleDb();
-  const runs = (await db.suiteRuns.where('suiteId').equals(id).primaryKeys()) as string[];
-  await deleteRuns(runs);
-  await db.suites.delete(id);
+  await db.transaction('rw', [db.suites, db.suiteRuns, db.caseResults, db.caseDetails], async () => {
+    const runs = (await db.suiteRuns.where('suiteId').equals(id).primaryKeys()) as string[];
+    await deleteRuns(runs);
+    await db.suites.delete(id);
+  });
 }
 
+/** Keeps a new suite run; refused (nothing kept) when its suite is no longer there, deleted here or in another tab. */
 export async function startSuiteRun(run: StoredSuiteRun): Promise<void> {
   const db = consoleDb();
-  await db.suiteRuns.put(run);
+  await db.transaction('rw', [db.suites, db.suiteRuns], async () => {
+    if (!(await db.suites.get(run.suiteId))) throw new Error('That suite is no longer in this browser.');
+    await db.suiteRuns.put(run);
+  });
   // A run a closed tab left `running` is told as interrupted first: else it is never let go, and a suite keeps more runs with every reload mid-run.
   await sweepSuiteRuns(run.id).catch(() => 0);
   const older = (await db.suiteRuns.where('suiteId').equals(run.suiteId).sortBy('startedAt')).reverse().slice(SUITE_RUNS_KEPT);

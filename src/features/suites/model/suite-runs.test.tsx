@@ -30,6 +30,19 @@ it('runs every case and row in the page, keeps each result with its run, and sum
   expect(await consoleDb().suiteRuns.get(id)).toMatchObject({ status: 'done', total: 4, summary: { passed: 3 } });
 });
 
+it('judges answer-matches in a worker: a hostile pattern on a long answer fails at its budget, saying so, and the others are judged', async () => {
+  const token = await mintAgentsToken();
+  const long = 'a'.repeat(28_000);
+  const hostile: SuiteCase = { id: 'hostile', name: 'Hostile pattern', agent: { id: 'echo-assistant' }, api: 'platform', mode: 'wait', messages: user(long), assertions: [{ kind: 'answer-matches', pattern: '(?:[ -~]{1000}|Q)'.repeat(500) }] };
+  const plain: SuiteCase = { ...hostile, id: 'plain', name: 'Plain pattern', messages: user('x'), assertions: [{ kind: 'answer-matches', pattern: '^You asked: "x"' }, { kind: 'answer-matches', pattern: 'Goodbye' }] };
+  const suite = await createSuite('Patterns in a worker', [hostile, plain]);
+  const id = suiteRuns.start(suite, referenceConnection(token, 'fp-patterns'), { concurrency: 2 })!;
+  await waitFor(() => expect(suiteRuns.of(suite.id)?.ended).toBe(true), { timeout: 40_000 });
+  const [a, b] = await consoleDb().caseResults.where('[suiteRunId+index]').between([id, Dexie.minKey], [id, Dexie.maxKey]).toArray();
+  expect(a!.assertions[0]).toMatchObject({ pass: false, actual: expect.stringMatching(/^not judged: matching the pattern against the answer \([\d,]+ characters\) took longer than 2,000 ms/) });
+  expect(b!.assertions.map((x) => x.pass)).toEqual([true, false]);
+}, 60_000);
+
 it('Stop ends the suite run: runs in flight are stopped, a durable run is asked to cancel, nothing else is sent', async () => {
   const token = await mintAgentsToken();
   const slow: SuiteCase = { id: 'slow', name: 'Slow', agent: { id: 'slow-storyteller' }, api: 'platform', mode: 'stream', messages: user('tell'), assertions: [{ kind: 'outcome', expect: 'success' }] };

@@ -5,9 +5,10 @@
  * few times a second. Stop ends it: runs in flight are stopped, durable ones asked to cancel.
  */
 
-import type { RunConnection } from '../../../engine/run-store';
+import type { RunConnection } from '../../../engine/run-record';
 import type { RunTarget } from '../../../engine/run-record';
 import { deleteSuite, finishSuiteRun, startSuiteRun, SUITE_LOCK_PREFIX, writeResults } from './suite-db';
+import { pagePatternJudge } from './page-patterns';
 import { runSuite, type CaseResult, type Verdict } from '../../../engine/suites/runner';
 import { itemsOf, newSuiteId, type RunOverrides, type Suite } from '../../../engine/suites/suite';
 import { summarize, type SuiteSummary } from '../../../engine/suites/summary';
@@ -125,7 +126,8 @@ class SuiteRuns {
         })
         .catch((err: unknown) => this.patch(id, { writeError: err instanceof Error ? err.message : String(err) }));
     };
-    const all: CaseResult[] = [];
+    // What the summary needs of each result: the results themselves (events, answers) are written to the database and let go.
+    const all: Parameters<typeof summarize>[0][number][] = [];
     const run = async () => {
       await startSuiteRun({
         id,
@@ -137,40 +139,47 @@ class SuiteRuns {
         concurrency: options.concurrency,
         total: items.length,
       });
-      await runSuite(items, { connection, target, overrides: options.overrides, loadLens: () => import('../../../lib/spec-lens/lens').then((m) => m.loadLens()) }, {
-        concurrency: options.concurrency,
-        signal: controller.signal,
-        onStart: () => {
-          const r = this.runs.get(id)!;
-          this.patch(id, { running: r.running + 1 });
-          this.notify();
-        },
-        onResult: (result) => {
-          const r = this.runs.get(id)!;
-          const i = index.get(result.key) ?? 0;
-          all.push(result);
-          const live: LiveResult = {
-            index: i,
-            key: result.key,
-            name: result.name,
-            verdict: result.verdict,
-            durationMs: result.entry.durationMs,
-            ...(result.entry.firstEventMs !== undefined && { firstEventMs: result.entry.firstEventMs }),
-            failing: result.assertions.filter((a) => !a.pass).length,
-          };
-          this.patch(id, {
-            running: r.running - 1,
-            results: [...r.results, live],
-            passed: r.passed + (result.verdict === 'passed' ? 1 : 0),
-            failed: r.failed + (result.verdict === 'failed' ? 1 : 0),
-            stopped: r.stopped + (result.verdict === 'stopped' ? 1 : 0),
-          });
-          pending.push({ index: i, result });
-          if (pending.length >= BATCH_SIZE) flush();
-          else flushTimer ??= setTimeout(flush, BATCH_MS);
-          this.notify();
-        },
-      });
+      // Patterns are judged in workers, each judgement within its budget: the page goes on answering whatever a pattern costs.
+      const patterns = pagePatternJudge();
+      controller.signal.addEventListener('abort', () => patterns.close(), { once: true });
+      try {
+        await runSuite(items, { connection, target, overrides: options.overrides, patterns, loadLens: () => import('../../../lib/spec-lens/lens').then((m) => m.loadLens()) }, {
+          concurrency: options.concurrency,
+          signal: controller.signal,
+          onStart: () => {
+            const r = this.runs.get(id)!;
+            this.patch(id, { running: r.running + 1 });
+            this.notify();
+          },
+          onResult: (result) => {
+            const r = this.runs.get(id)!;
+            const i = index.get(result.key) ?? 0;
+            all.push({ verdict: result.verdict, entry: { firstEventMs: result.entry.firstEventMs, durationMs: result.entry.durationMs } });
+            const live: LiveResult = {
+              index: i,
+              key: result.key,
+              name: result.name,
+              verdict: result.verdict,
+              durationMs: result.entry.durationMs,
+              ...(result.entry.firstEventMs !== undefined && { firstEventMs: result.entry.firstEventMs }),
+              failing: result.assertions.filter((a) => !a.pass).length,
+            };
+            this.patch(id, {
+              running: r.running - 1,
+              results: [...r.results, live],
+              passed: r.passed + (result.verdict === 'passed' ? 1 : 0),
+              failed: r.failed + (result.verdict === 'failed' ? 1 : 0),
+              stopped: r.stopped + (result.verdict === 'stopped' ? 1 : 0),
+            });
+            pending.push({ index: i, result });
+            if (pending.length >= BATCH_SIZE) flush();
+            else flushTimer ??= setTimeout(flush, BATCH_MS);
+            this.notify();
+          },
+        });
+      } finally {
+        patterns.close();
+      }
       // Every case has ended: a Stop from now on (while the last results are written) changes nothing of how the run went.
       const status = controller.signal.aborted ? 'stopped' : 'done';
       this.controllers.delete(id);

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { boundedEvents, EventTooLong, pacedBody } from './sse';
+import { boundedEvents, EventTooLong, pacedBody } from './sse-body';
 
 /** A response body that delivers `chunks`, then closes, breaks with `end`, or stays open. */
 function source(chunks: Uint8Array[], end: 'close' | 'open' | Error = 'close') {
