@@ -241,3 +241,29 @@ test('a profile switched while a cancel is in flight shows nothing of the first 
   await connection.switchTo('Reference service');
   await run.expectState('Cancelled');
 });
+
+test('a durable run whose page is reloaded before its 201 arrives is found again at the reference service by its history id, and followed', async ({ runs, page }) => {
+  await runs.chooseAgent('Long Runner');
+  await runs.answerBy('durable');
+  await runs.writeMessage('Go on without me');
+  // The service makes the run as the POST arrives, and holds its answer 20 s.
+  await runs.main.getByText('Inject a fault (reference service)').click();
+  await runs.main.getByRole('group', { name: 'Inject a fault (reference service)' }).getByLabel('Hold the first event, ms').fill('20000');
+  const post = runs.nextRunPost();
+  await runs.run.click();
+  // headers(), not headerValue(): that one waits for the answer's raw headers, 20 s away.
+  const clientRunId = (await post).headers()['x-sandbox-client-run-id'];
+  expect(clientRunId).toMatch(/^run_\w+$/);
+  // History holds the run, still waiting for the service's answer (no run id yet).
+  await expect(runs.historyItem(1)).toContainText('Long Runner');
+  await expect(runs.history.getByRole('link', { name: /^run_/ })).toHaveCount(0);
+  await page.reload();
+  const found = await page.request.get(`/sandbox/durable-runs?client_run_id=${clientRunId}`, { headers: { Authorization: `Bearer ${AGENT_TOKENS.agents}` } });
+  const [run] = ((await found.json()) as { runs: { run_id: string }[] }).runs;
+  expect(run).toBeDefined();
+  // Found again: history has the run's id, a link to its page, and reads it as it goes on.
+  await expect(runs.history.getByRole('link', { name: run!.run_id })).toBeVisible({ timeout: 30_000 });
+  await expect(runs.historyItem(1).locator('.status')).toHaveText('Running');
+  await expect(runs.historyItem(1)).not.toContainText('Interrupted');
+  await page.request.post('/api/agents/long-runner/runs/cancellations', { headers: { Authorization: `Bearer ${AGENT_TOKENS.agents}` }, data: { run_id: run!.run_id } });
+});

@@ -133,9 +133,14 @@ export async function sendWait(ctx: SendContext): Promise<void> {
   }
 }
 
-/** Durable mode: one POST that answers 201 at once; from then on the run is the service's, and is read. */
+/**
+ * Durable mode: one POST that answers 201 at once; from then on the run is the service's, and is
+ * read. To the bundled reference service it carries the run's history id (X-Sandbox-Client-Run-Id):
+ * a page reloaded before the 201 arrived finds the run again by it (history's cut-off sweep).
+ */
 export async function sendDurable(ctx: SendContext): Promise<void> {
-  const created = (ctx.pace ?? once)(() => createDurableRun(ctx.connection, ctx.record.request, ctx.signal));
+  const clientRunId = ctx.record.target.mode === 'same-origin' ? ctx.record.id : undefined;
+  const created = (ctx.pace ?? once)(() => createDurableRun(ctx.connection, ctx.record.request, ctx.signal, clientRunId));
   ctx.dispatch({ type: 'wait', at: Date.now() });
   let response: ApiResponse<DurableRunAnswer>;
   try {

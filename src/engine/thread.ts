@@ -190,8 +190,11 @@ export function branchCount(thread: Thread): number {
 
 /** A thread's size in words: "3 turns", or "4 turns in 2 branches" once it has branched. */
 export function sizeOf(thread: Thread): string {
-  const turns = `${thread.turns.length} ${thread.turns.length === 1 ? 'turn' : 'turns'}`;
-  const branches = branchCount(thread);
+  return sizeText(thread.turns.length, branchCount(thread));
+}
+
+export function sizeText(turnCount: number, branches: number): string {
+  const turns = `${turnCount} ${turnCount === 1 ? 'turn' : 'turns'}`;
   return branches > 1 ? `${turns} in ${branches} branches` : turns;
 }
 

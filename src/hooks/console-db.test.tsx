@@ -100,6 +100,47 @@ it('moves what the previous version kept (two idb-keyval stores) into the databa
   }
 });
 
+it('moves each old answer to its own run when a tab of the previous version writes while the stores are read (keys and values read at once)', async () => {
+  const summaries = createStore(OLD_SUMMARIES_DB, 'summaries');
+  const details = createStore(OLD_DETAILS_DB, 'details');
+  for (const id of ['run_b', 'run_c']) {
+    await set(id, entry(id, 2_000), summaries);
+    await set(id, { result: { answer: `of ${id}` }, eventRecords: 0 }, details);
+  }
+  for (const old of [summaries, details]) await old('readonly', (store) => store.transaction.db.close());
+  // A tab of the previous version, still open, writes a new answer as soon as this version starts reading.
+  const writer = await new Promise<IDBDatabase>((ok, ko) => {
+    const r = indexedDB.open(OLD_DETAILS_DB);
+    r.onsuccess = () => ok(r.result);
+    r.onerror = () => ko(r.error);
+  });
+  const real = IDBDatabase.prototype.transaction;
+  let written = false;
+  IDBDatabase.prototype.transaction = function (this: IDBDatabase, ...args: Parameters<IDBDatabase['transaction']>) {
+    const t = real.apply(this, args);
+    // The first read of the store once it is open (not the reads of opening it).
+    if (!written && this !== writer && this.name === OLD_DETAILS_DB && args[1] !== 'readwrite' && !/IDBOpenDBRequest/.test(new Error().stack ?? '')) {
+      written = true;
+      real.call(writer, 'details', 'readwrite').objectStore('details').put({ result: { answer: 'of run_a' }, eventRecords: 0 }, 'run_a');
+    }
+    return t;
+  } as IDBDatabase['transaction'];
+  const db = new ConsoleDb(`mac-test-${Date.now()}`);
+  try {
+    await db.open();
+    expect(written).toBe(true);
+    expect((await db.details.toArray()).map((d) => [d.id, d.result])).toEqual([
+      ['run_b', { answer: 'of run_b' }],
+      ['run_c', { answer: 'of run_c' }],
+    ]);
+  } finally {
+    IDBDatabase.prototype.transaction = real;
+    writer.close();
+    db.close();
+    await Dexie.delete(db.name);
+  }
+});
+
 it('an older conversation imported into a full history is kept: the import is the newest item, and what it pushed out is said', async () => {
   setRetentionLimits({ items: 5 });
   for (let i = 0; i < 5; i++) await saveRun(entry(`newer_${i}`, Date.now() - 1_000 + i));
@@ -114,7 +155,7 @@ it('an older conversation imported into a full history is kept: the import is th
   expect(ids).toEqual(expect.arrayContaining(['imported_0', 'imported_1']));
   expect(ids).not.toContain('newer_0');
   const notice = await evictionNotice();
-  expect(notice?.items).toEqual([{ id: 'newer_0', kind: 'run', title: 'Echo Assistant (stream)', reason: 'count' }]);
+  expect(notice?.items).toEqual([{ id: 'newer_0', kind: 'run', title: 'Echo Assistant (stream)', bytes: expect.any(Number), reason: 'count' }]);
 });
 
 it('retention never lets go of a conversation on screen, however old: the next oldest item goes', async () => {

@@ -9,20 +9,16 @@ import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import type { Message } from '../contract/agents';
 import { DEMO, mintAgentsToken, referenceConnection } from '../test-support/reference-service';
 import { slowNetwork } from '../test-support/slow-network';
-import { consoleDb } from '../db/console-db';
 import type { HistoryEntry } from '../engine/history-entry';
 import {
   clearHistory,
   CUT_OFF_NOTE,
-  evictable,
   evictionNotice,
   importRuns,
-  keepOnScreen,
   listRuns,
   saveRun,
   setRetentionLimits,
   sweepCutOff,
-  VIEWED_GRACE_MS,
   wipeHistory,
 } from '../db/history';
 import { historyEntryOf } from '../engine/run-record';
@@ -110,23 +106,6 @@ it('every item retention lets go is said until dismissed, not only the last one 
   expect((await evictionNotice())?.items.map((i) => i.id).sort()).toEqual(['a', 'b']);
 });
 
-it('a conversation on screen in one tab for longer than the grace period is still on screen to another tab’s retention', async () => {
-  vi.useFakeTimers({ toFake: ['Date', 'setInterval', 'clearInterval'], now: Date.now() });
-  await saveRun(entry('shown_turn', Date.now() - 60 * 60_000, { request: { ...replyRequest({ id: 'shown_thread', agentId: 'echo-assistant' }, undefined, 'q', { flavour: 'platform', mode: 'wait' }) } }));
-  for (let i = 0; i < 3; i++) await saveRun(entry(`newer_${i}`, Date.now() - 30 * 60_000 + i));
-  // This tab shows the conversation, and goes on showing it while the user reads.
-  const release = keepOnScreen('shown_thread');
-  try {
-    await vi.advanceTimersByTimeAsync(VIEWED_GRACE_MS + 60_000);
-    // Another tab, which shows nothing, keeps three items: what would it let go?
-    const items = await consoleDb().items.toArray();
-    const goes = evictable(items, new Set(), { items: 3, bytes: Infinity }, Date.now()).map((i) => i.id);
-    expect(goes).toEqual(['newer_0']);
-  } finally {
-    release();
-  }
-});
-
 it('the cut-off sweep tells a run in flight that no tab holds (its page was closed) as interrupted, once', async () => {
   // One clock reading: three would be a millisecond apart on a busy machine, and the duration with them.
   const now = Date.now();
@@ -150,10 +129,14 @@ it('the cut-off sweep never takes a durable run for cut off when its id arrives 
   try {
     await waitFor(async () => expect((await listRuns())[0]).toMatchObject({ id, status: 'waiting' }));
     // The sweep has read the rows; before it looks at the locks, the 201 arrives, the store
-    // writes the run's id and state, and lets the run's lock go (its request is over).
+    // writes the run's id and state, and lets the run's lock go (its request is over). (The
+    // sweep's look is the first; the store's writes look at the locks too, as they are.)
+    let first = true;
     Object.defineProperty(locks, 'query', {
       configurable: true,
       value: async () => {
+        if (!first) return query();
+        first = false;
         letGo();
         await store.kept(id);
         await waitFor(async () => expect((await query()).held?.some((l) => l.name === `${RUN_LOCK_PREFIX}${id}`)).toBe(false));

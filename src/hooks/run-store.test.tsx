@@ -7,6 +7,7 @@ import { historyEntryOf } from '../engine/run-record';
 import { listRuns, wipeHistory } from '../db/history';
 import { runRequest } from '../engine/run-request';
 import { slowNetwork } from '../test-support/slow-network';
+import { SANDBOX_CLIENT_RUN_ID_HEADER } from '../contract/sandbox-client-run';
 import type { RunStore } from '../engine/run-store';
 import type { RunConnection } from '../engine/run-record';
 import { WAIT_STOPPED_BY_YOU } from '../engine/run-senders';
@@ -190,6 +191,29 @@ it('a run’s entry is in history before its POST goes out: a reload at any mome
     await waitFor(() => expect(store.get(id)?.runId).toBeDefined());
     expect(inHistoryAtPost).toContain(id);
     await store.cancel(id);
+  } finally {
+    window.fetch = real;
+    await store.settle();
+  }
+});
+
+it('a durable run carries its history id (X-Sandbox-Client-Run-Id) to the bundled reference service only, never to another instance', async () => {
+  const real = window.fetch;
+  const sent: (string | null)[] = [];
+  window.fetch = (input, init) => {
+    if ((init?.method ?? 'GET') === 'POST') sent.push(new Headers(init?.headers).get(SANDBOX_CLIENT_RUN_ID_HEADER));
+    return real(input, init);
+  };
+  const store = consoleRunStore();
+  try {
+    const request = runRequest('platform', 'durable', { id: 'long-runner' }, { messages: [{ role: 'USER', content: [{ type: 'text', text: 'Go' }] }] });
+    const bundled = store.start(CONNECTION, request)!;
+    await waitFor(() => expect(store.get(bundled.id)!.runId).toBeDefined());
+    // An instance reached directly (here the same service, by its full address, as any other would be).
+    const direct = store.start({ ...CONNECTION, mode: 'direct', target: location.origin, baseUrl: location.origin }, request)!;
+    await waitFor(() => expect(store.get(direct.id)!.runId).toBeDefined());
+    expect(sent).toEqual([bundled.id, null]);
+    for (const r of [bundled, direct]) await store.cancel(r.id).catch(() => undefined);
   } finally {
     window.fetch = real;
     await store.settle();

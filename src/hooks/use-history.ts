@@ -5,38 +5,18 @@
  * to this connection).
  */
 
-import { useLiveQuery } from 'dexie-react-hooks';
 import { useEffect, useSyncExternalStore } from 'react';
-import { consoleDb, type HistoryItem } from '../db/console-db';
+import { consoleDb } from '../db/console-db';
 import { entryOf, evictionNotice, keepOnScreen, lastClear, type Eviction, type HistoryEntry, type LastClear } from '../db/history';
 import { isFollowed, type RunStatus } from '../engine/run-machine';
 import { historyEntryOf, metricsOf, type RunRecord } from '../engine/run-record';
 import type { RunConnection } from '../engine/run-record';
 import { UNREADABLE } from '../engine/session';
+import { useLive } from './live-query';
 import { useRunStore } from './run-store';
 
 /** A durable run history kept that may still change at the service (an imported one is only a record of it). */
 export const goesOn = (e: HistoryEntry) => e.runId !== undefined && isFollowed(e.status as RunStatus) && !e.imported;
-
-interface Live<T> {
-  data?: T;
-  error?: unknown;
-}
-
-/** A live query that says its error rather than throwing it at the page. */
-function useLive<T>(query: () => Promise<T>, deps: unknown[]): Live<T> & { isSuccess: boolean; isError: boolean } {
-  const result = useLiveQuery(
-    async (): Promise<Live<T>> => {
-      try {
-        return { data: await query() };
-      } catch (error) {
-        return { error };
-      }
-    },
-    deps,
-  );
-  return { ...result, isSuccess: result?.data !== undefined, isError: result?.error !== undefined };
-}
 
 export interface HistoryView {
   entries: HistoryEntry[];
@@ -47,7 +27,7 @@ export interface HistoryView {
   error: unknown;
 }
 
-function unreadableOf(store: ReturnType<typeof useRunStore>, entries: readonly HistoryEntry[]): Map<string, string> {
+export function unreadableOf(store: ReturnType<typeof useRunStore>, entries: readonly HistoryEntry[]): Map<string, string> {
   const out = new Map<string, string>();
   for (const e of entries) {
     const refusal = store.forEntry(e.id)?.state.refusal;
@@ -56,18 +36,9 @@ function unreadableOf(store: ReturnType<typeof useRunStore>, entries: readonly H
   return out;
 }
 
-function useStoreVersion(): void {
+export function useStoreVersion(): void {
   const store = useRunStore();
   useSyncExternalStore(store.subscribe, store.getSnapshot);
-}
-
-/** Every entry, newest first. */
-export function useHistory(): HistoryView {
-  const store = useRunStore();
-  useStoreVersion();
-  const live = useLive(async () => (await consoleDb().runs.orderBy('startedAt').reverse().toArray()).map(entryOf), []);
-  const entries = live.data ?? [];
-  return { entries, unreadable: unreadableOf(store, entries), isSuccess: live.isSuccess, isError: live.isError, error: live.error };
 }
 
 /** The turns of one conversation, oldest first. */
@@ -107,23 +78,25 @@ export function useEntryOfRun(agentId: string, runId: string, profileId: string)
   return { entry: live.data?.entry, isPending: !live.isSuccess && !live.isError };
 }
 
+/** Past this many runs of one agent, its last run is looked for from the newest run back rather than by reading them all. */
+const AGENT_RUNS_READ = 200;
+
 /** The newest run of an agent history has that was sent with this profile (an entry older than profiles counts as any's). */
 export function useLastRunOf(agentId: string, profileId: string): HistoryEntry | undefined {
   const live = useLive(async () => {
-    const rows = await consoleDb().runs.where('request.agentId').equals(agentId).toArray();
-    const newest = rows.filter((e) => (e.target.profileId ?? profileId) === profileId).sort((a, b) => b.startedAt - a.startedAt)[0];
+    const runs = consoleDb().runs;
+    const mine = (e: HistoryEntry) => e.request.agentId === agentId && (e.target.profileId ?? profileId) === profileId;
+    // Counted by the index alone; 10,000 runs of one agent are not read to find its newest.
+    const count = agentId ? await runs.where('request.agentId').equals(agentId).count() : 0;
+    if (count === 0) return { entry: undefined };
+    const newest =
+      count <= AGENT_RUNS_READ
+        ? (await runs.where('request.agentId').equals(agentId).toArray()).filter(mine).sort((a, b) => b.startedAt - a.startedAt)[0]
+        : await runs.orderBy('startedAt').reverse().filter(mine).first();
     return { entry: newest && entryOf(newest) };
   }, [agentId, profileId]);
   return live.data?.entry;
 }
-
-/** History's items (conversations, runs) by id: whether each is pinned. */
-export function useItems(): Map<string, HistoryItem> {
-  const live = useLive(async () => new Map((await consoleDb().items.toArray()).map((i) => [i.id, i])), []);
-  return live.data ?? EMPTY_ITEMS;
-}
-
-const EMPTY_ITEMS = new Map<string, HistoryItem>();
 
 /** What retention let go last, until dismissed. */
 export function useEviction(): Eviction | undefined {

@@ -253,6 +253,7 @@ export function createApp(
       }),
       runLog,
       allowedHosts,
+      durable,
     ),
   );
 

@@ -209,8 +209,11 @@ export class DurableRuns {
     this.sweeper = every(this.clock, sweepPeriodMs(this.retentionMs), () => this.sweep());
   }
 
-  /** Persists a new run, answers its first snapshot, and starts it in the background; refused when the owner is at the cap. */
-  create(owner: string, run: RunRequest): Created {
+  /**
+   * Persists a new run, answers its first snapshot, and starts it in the background; refused when
+   * the owner is at the cap. `clientRunId` (X-Sandbox-Client-Run-Id) is kept to find it by.
+   */
+  create(owner: string, run: RunRequest, clientRunId?: string): Created {
     const now = this.clock.now();
     this.sweep();
     if (this.maxRunsPerToken > 0 && this.store.liveCount(owner, now) >= this.maxRunsPerToken) return { ok: false, limit: this.maxRunsPerToken };
@@ -239,6 +242,7 @@ export class DurableRuns {
       error: null,
       lease: newId('wrk'),
       ended_ms: null,
+      client_run_id: clientRunId ?? null,
     };
     this.store.insert(row);
     this.startWorker(row, script ?? null, script ? scriptTurn(script, 0, []) : planTurn(run.agent, request));
@@ -258,6 +262,16 @@ export class DurableRuns {
       return undefined;
     }
     return this.expireIfOverdue(row);
+  }
+
+  /** The owner's runs started with `clientRunId`, newest first (an ended run past its retention is gone, as for `find`). */
+  findByClient(owner: string, clientRunId: string): RunRow[] {
+    const now = this.clock.now();
+    return this.store.byClient(owner, clientRunId).filter((row) => {
+      if (row.ended_ms === null || row.ended_ms + this.retentionMs > now) return true;
+      this.store.delete(row.run_id);
+      return false;
+    });
   }
 
   snapshot(row: RunRow): string {

@@ -2,6 +2,7 @@ import type { Context, Hono } from 'hono';
 import { APPROVAL_DECISIONS, RUN_PATHS, type ApprovalResponse } from '../../contract/durable-runs.ts';
 import type { ProblemFieldError } from '../../contract/problem.ts';
 import { routePattern } from '../../contract/run-paths.ts';
+import { clientRunIdProblem, SANDBOX_CLIENT_RUN_ID_HEADER } from '../../contract/sandbox-client-run.ts';
 import type { AgentCatalog } from '../agents.ts';
 import { isPlainObject, problem, problemListMembers, readJson, unknownKeys, type Env } from '../http.ts';
 import { clip, listText, omittedText, pointerToken, ProblemList } from '../problem-list.ts';
@@ -36,7 +37,10 @@ function runAnswer(c: Context<Env>, run: string, status: 200 | 201 = 200): Respo
  * persisted run, or 429 when the token already has as many runs not yet over as it may.
  */
 export function createDurableRun(c: Context<Env>, durable: DurableRuns, run: RunRequest): Response {
-  const created = durable.create(c.get('tokenKey'), run);
+  const clientRunId = c.req.header(SANDBOX_CLIENT_RUN_ID_HEADER);
+  const refused = clientRunId === undefined ? undefined : clientRunIdProblem(clientRunId);
+  if (refused) return problem(c, 'invalid_request', `${refused} No run was started.`);
+  const created = durable.create(c.get('tokenKey'), run, clientRunId);
   if (created.ok) return runAnswer(c, created.run, 201);
   c.header('Retry-After', String(DURABLE_LIMIT_RETRY_AFTER_S));
   return problem(

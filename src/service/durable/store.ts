@@ -52,6 +52,8 @@ export interface RunRow {
   lease: string | null;
   /** When the run reached a terminal state (ms since the epoch); retention counts from here. */
   ended_ms: number | null;
+  /** The client's own id for the run (`X-Sandbox-Client-Run-Id`), to find it again without its answer. */
+  client_run_id: string | null;
 }
 
 /** The columns a transition may set besides the state; `updated_at` and `ended_ms` follow from it. */
@@ -78,7 +80,7 @@ export interface StoredDecision {
 
 const COLUMNS = [
   'run_id', 'agent_id', 'owner', 'state', 'created_at', 'updated_at', 'expires_at', 'overdue_at', 'request', 'script',
-  'cursor', 'turn', 'output', 'output_bytes', 'pending', 'error', 'lease', 'ended_ms',
+  'cursor', 'turn', 'output', 'output_bytes', 'pending', 'error', 'lease', 'ended_ms', 'client_run_id',
 ] as const;
 
 /** Non-terminal: a worker may hold it, or it waits for a decision. These count against a token's cap. */
@@ -139,13 +141,14 @@ export class DurableRunStore {
       transitions: db.prepare<[string], Transition>('SELECT state, at FROM durable_run_transitions WHERE run_id = ? ORDER BY seq'),
       addDecision: db.prepare('INSERT INTO durable_run_decisions (run_id, interaction_id, decision, turn, at) VALUES (?, ?, ?, ?, ?)'),
       decisions: db.prepare<[string], StoredDecision>('SELECT interaction_id, decision, turn FROM durable_run_decisions WHERE run_id = ? ORDER BY turn, rowid'),
+      byClient: db.prepare<[string, string], RunRow>('SELECT * FROM durable_runs WHERE owner = ? AND client_run_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 20'),
     };
   }
 
-  /** Databases written before the lease, the end time and the output bound get their columns; the guard trigger is (re)made. */
+  /** Databases written before the lease, the end time, the output bound and the client run id get their columns; the guard trigger is (re)made. */
   private migrate(): void {
     const have = new Set(this.db.prepare<[], { name: string }>('PRAGMA table_info(durable_runs)').all().map((c) => c.name));
-    const added: [string, string][] = [['output_bytes', 'INTEGER NOT NULL DEFAULT 0'], ['lease', 'TEXT'], ['ended_ms', 'INTEGER']];
+    const added: [string, string][] = [['output_bytes', 'INTEGER NOT NULL DEFAULT 0'], ['lease', 'TEXT'], ['ended_ms', 'INTEGER'], ['client_run_id', 'TEXT']];
     for (const [name, type] of added) if (!have.has(name)) this.db.exec(`ALTER TABLE durable_runs ADD COLUMN ${name} ${type}`);
     if (!have.has('ended_ms')) {
       // Runs that ended before retention existed count from their last update.
@@ -155,6 +158,7 @@ export class DurableRunStore {
     this.db.exec(`
       CREATE INDEX IF NOT EXISTS durable_runs_by_owner ON durable_runs (owner, state);
       CREATE INDEX IF NOT EXISTS durable_runs_by_end ON durable_runs (ended_ms) WHERE ended_ms IS NOT NULL;
+      CREATE INDEX IF NOT EXISTS durable_runs_by_client ON durable_runs (owner, client_run_id) WHERE client_run_id IS NOT NULL;
       DROP TRIGGER IF EXISTS durable_runs_guard;
       CREATE TRIGGER durable_runs_guard BEFORE UPDATE ON durable_runs
       WHEN OLD.state IN (${sqlList(TERMINAL_STATES)})
@@ -172,6 +176,11 @@ export class DurableRunStore {
 
   get(runId: string): RunRow | undefined {
     return this.stmts.get.get(runId);
+  }
+
+  /** The owner's runs started with this client run id, newest first (at most 20). */
+  byClient(owner: string, clientRunId: string): RunRow[] {
+    return this.stmts.byClient.all(owner, clientRunId);
   }
 
   /**

@@ -5,7 +5,10 @@ import { closeAfterTooLarge, isPlainObject, metadataError, readJson, unknownKeys
 import { isAllowedHost } from '../request-guard.ts';
 import { listText } from '../problem-list.ts';
 import type { RunLog } from '../run-log.ts';
-import { newTokenString, type Store } from '../store.ts';
+import { hashToken, newTokenString, type Store } from '../store.ts';
+import { bearerToken } from '../auth.ts';
+import type { DurableRuns } from '../durable/executor.ts';
+import { CLIENT_RUN_ID_PARAM, clientRunIdProblem, SANDBOX_CLIENT_RUN_ID_HEADER, type SandboxDurableRunsAnswer } from '../../contract/sandbox-client-run.ts';
 
 
 /**
@@ -35,7 +38,7 @@ function sameOriginOnly(c: Context<Env>, allowedHosts: readonly string[]): Respo
   return undefined;
 }
 
-export function sandboxRoutes(store: Store, info: () => Record<string, unknown>, runLog: RunLog, allowedHosts: readonly string[] = []) {
+export function sandboxRoutes(store: Store, info: () => Record<string, unknown>, runLog: RunLog, allowedHosts: readonly string[] = [], durable?: DurableRuns) {
   const app = new Hono<Env>();
   app.use(
     bodyLimit({
@@ -52,6 +55,23 @@ export function sandboxRoutes(store: Store, info: () => Record<string, unknown>,
 
   /** The runs this service started and every run POST it received, newest last: what arrived, not what a client thinks it sent. */
   app.get('/runs', (c) => c.json({ runs: runLog.list(), posts: runLog.listPosts() }));
+
+  /**
+   * The durable runs the caller's token started with `X-Sandbox-Client-Run-Id: <client_run_id>`,
+   * newest first: how the console finds a run again whose 201 never reached it (a reload). Only
+   * the token's own runs, so it tells nothing of another token's.
+   */
+  app.get('/durable-runs', (c) => {
+    const token = bearerToken(c);
+    const key = token === undefined ? undefined : hashToken(token);
+    if (!key || !store.findTokenByHash(key)) return metadataError(c, 401, 'unauthorized', 'Send Authorization: Bearer <token> of the token that started the runs.');
+    const clientRunId = c.req.query(CLIENT_RUN_ID_PARAM);
+    if (clientRunId === undefined) return metadataError(c, 400, 'invalid query', `${CLIENT_RUN_ID_PARAM} is required: the ${SANDBOX_CLIENT_RUN_ID_HEADER} the runs were started with.`);
+    const refused = clientRunIdProblem(clientRunId);
+    if (refused) return metadataError(c, 400, 'invalid query', `${CLIENT_RUN_ID_PARAM}: ${refused}`);
+    const rows = durable?.findByClient(key.toString('hex'), clientRunId) ?? [];
+    return c.json({ runs: rows.map((r) => ({ run_id: r.run_id, agent_id: r.agent_id, state: r.state, created_at: r.created_at })) } satisfies SandboxDurableRunsAnswer);
+  });
 
   app.post('/tokens', async (c) => {
     const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();

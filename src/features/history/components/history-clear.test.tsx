@@ -77,3 +77,22 @@ it('keeps keyboard focus in History through Clear history, Cancel, Escape, Undo:
   await waitFor(() => expect(within(history).queryByRole('button', { name: 'Undo' })).toBeNull());
   await waitFor(() => expect(document.activeElement).toBe(within(history).getByRole('button', { name: 'Clear history…' })));
 });
+
+it('when every run left is still going on, Clear history is not offered, and the last Clear can still be undone', async () => {
+  await saveRun(turn('thread_a', 1_000, 'done'));
+  const user = userEvent.setup();
+  renderHistoryPanel(CONNECTION);
+  const history = screen.getByRole('region', { name: 'History' });
+  const clearButton = await within(history).findByRole('button', { name: 'Clear history…' });
+  await waitFor(() => expect(clearButton).toBeEnabled());
+  await user.click(clearButton);
+  await user.click(within(within(history).getByRole('alertdialog')).getByRole('button', { name: 'Clear history' }));
+  await within(history).findByRole('button', { name: 'Undo' });
+  // A durable run starts after the Clear and waits for approval: nothing in history could leave.
+  await saveRun(turn('thread_c', 3_000, 'REQUIRES_INPUT', 'run_waiting'));
+  await waitFor(() => expect(within(history).getAllByRole('listitem')).toHaveLength(1));
+  expect(clearButton).toBeDisabled();
+  expect(clearButton.title).toBe('Nothing to clear: every run in history is still going on');
+  await user.click(within(history).getByRole('button', { name: 'Undo' }));
+  await waitFor(() => expect(within(history).getAllByRole('listitem')).toHaveLength(2));
+});
