@@ -88,4 +88,11 @@ describe('the project’s shape', () => {
     const b = join(ROOT, 'b.ts');
     expect(cycles(new Map([[a, [b]], [b, [a]]]))).toEqual([['a.ts', 'b.ts']]);
   });
+
+  it('keeps the console’s modules to one job each: none past 350 lines (tests and the service aside)', () => {
+    const console = files.filter((f) => /\/src\/(engine|db|hooks|components|features|app|lib|contract)\//.test(f) && !/\.test\.tsx?$/.test(f));
+    const lines = (f: string) => readFileSync(f, 'utf8').replace(/\n$/, '').split('\n').length;
+    const long = console.map((f) => [relative(ROOT, f), lines(f)] as const).filter(([, n]) => n > 350);
+    expect(long).toEqual([]);
+  });
 });
