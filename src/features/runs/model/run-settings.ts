@@ -19,12 +19,12 @@ export function useRunSettings(): RunSettingsState {
   const [changed, setChanged] = useState<Record<string, RunSettings>>({});
   const settingsOf = (agentId: string) => changed[agentId] ?? loadRunSettings(agentId);
   const chosen = (agentId: string) => changed[agentId] !== undefined || local.get<unknown>(keyOf(agentId), null) !== null;
-  const update = (agentId: string, patch: Partial<RunSettings>) =>
-    setChanged((all) => {
-      const next = normalizedRunSettings({ ...(all[agentId] ?? loadRunSettings(agentId)), ...patch });
-      local.set(keyOf(agentId), next);
-      return { ...all, [agentId]: next };
-    });
+  // Written when the user acts, not inside a state updater, which React may run twice or drop.
+  const update = (agentId: string, patch: Partial<RunSettings>) => {
+    const next = normalizedRunSettings({ ...settingsOf(agentId), ...patch });
+    local.set(keyOf(agentId), next);
+    setChanged((all) => ({ ...all, [agentId]: next }));
+  };
   return { settingsOf, chosen, update };
 }
 
