@@ -97,6 +97,17 @@ describe('Pacer', () => {
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 
+  it('bounds the whole wait of one request by the longest wait, however many tries a hostile Retry-After asks for', async () => {
+    // A service answering "503, Retry-After: 1" forever: each wait is short, but eight of them are not.
+    const { baseUrl, seen } = await serve(() => ({ status: 503, headers: { 'retry-after': '1' } }));
+    const started = Date.now();
+    const err = await new Pacer({ maxWaitMs: 2_500 }).send(get(baseUrl, '/x'), { network: true }).catch((e: unknown) => e);
+    expect((err as ApiError).status).toBe(503);
+    // Tries at 0, 1 and 2 s; a third wait would end past the 2.5 s bound, so the refusal stands.
+    expect(seen).toHaveLength(3);
+    expect(Date.now() - started).toBeLessThan(4_500);
+  });
+
   it('stops waiting at once when the caller’s signal aborts', async () => {
     const { baseUrl } = await serve(() => ({ status: 429, headers: { 'retry-after': '30' } }));
     const controller = new AbortController();

@@ -11,7 +11,9 @@
  *   is a second run.
  * - A connection's budget: at most `maxInFlight` requests at once and, when set, `maxRps` a second.
  * - Every wait ends at once when the caller's signal aborts; a wait longer than `maxWaitMs` is
- *   not waited: the refusal stands (the page says how long the service asked for).
+ *   not waited: the refusal stands (the page says how long the service asked for). So is a wait
+ *   that would take one request's waits past `maxWaitMs` in all: a service answering
+ *   "Retry-After: 120" forever would otherwise hold a Cancel for `maxAttempts` times as long.
  */
 import { ApiError, NOT_CONNECTED } from '../lib/api-client';
 import { retryAfterSeconds } from '../lib/retry-after';
@@ -23,7 +25,7 @@ export interface PacingOptions {
   maxInFlight?: number;
   /** Tries of one request refused for a temporary reason, the first included. */
   maxAttempts?: number;
-  /** The longest wait honoured; a longer `Retry-After` leaves the refusal standing. */
+  /** The longest wait honoured, and the longest one request is kept waiting in all; past it the refusal stands. */
   maxWaitMs?: number;
   /** Back-off without `Retry-After`: the first wait's ceiling, doubling up to `capDelayMs`. */
   baseDelayMs?: number;
@@ -106,6 +108,7 @@ export class Pacer {
 
   /** Sends `attempt` in its turn, again after a temporary refusal, as the request's kind allows. */
   async send<T>(attempt: () => Promise<T>, request: PacedRequest = {}): Promise<T> {
+    let waited = 0;
     for (let tries = 1; ; tries++) {
       await this.turn(request.signal);
       let result: T;
@@ -115,8 +118,11 @@ export class Pacer {
         this.release();
         const wait = this.waitAfter(err, tries, request);
         if (wait === undefined) throw err;
-        this.retries++;
+        // The connection is held either way: the service asked it of every request.
         this.hold(wait);
+        waited += wait;
+        if (waited > this.o.maxWaitMs) throw err;
+        this.retries++;
         continue;
       }
       this.release();

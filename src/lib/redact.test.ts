@@ -6,7 +6,9 @@ const bytesOf = (s: string) => [...new TextEncoder().encode(s)];
 const hex = (b: number) => b.toString(16).padStart(2, '0');
 const base64 = (s: string) => btoa(String.fromCharCode(...bytesOf(s)));
 
-/** Each way a server may echo a token: as it is, percent-encoded (upper, lower, every byte), JSON-escaped. */
+const HTML_NAMED: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Each way a server may echo a token: as it is, percent-encoded (upper, lower, every byte), JSON-escaped, HTML-escaped. */
 const ENCODINGS: Record<string, (t: string) => string> = {
   raw: (t) => t,
   percentUpper: (t) => encodeURIComponent(t),
@@ -17,6 +19,11 @@ const ENCODINGS: Record<string, (t: string) => string> = {
   jsonSlashes: (t) => JSON.stringify(t).slice(1, -1).replace(/\//g, '\\/'),
   jsonEveryUnit: (t) => [...Array(t.length).keys()].map((i) => `\\u${t.charCodeAt(i).toString(16).padStart(4, '0')}`).join(''),
   jsonEveryUnitUpper: (t) => [...Array(t.length).keys()].map((i) => `\\u${t.charCodeAt(i).toString(16).padStart(4, '0').toUpperCase()}`).join(''),
+  // A proxy's or a server's HTML error page echoing the Authorization header.
+  html: (t) => t.replace(/[&<>"']/g, (c) => HTML_NAMED[c]!),
+  htmlDecimal: (t) => [...t].map((c) => `&#${c.codePointAt(0)};`).join(''),
+  htmlHex: (t) => [...t].map((c) => `&#x${c.codePointAt(0)!.toString(16)};`).join(''),
+  htmlHexUpper: (t) => [...t].map((c) => `&#X${c.codePointAt(0)!.toString(16).toUpperCase()};`).join(''),
 };
 
 /** `Basic` credentials with the token as user or password, in both base64 alphabets. */

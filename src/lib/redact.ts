@@ -1,7 +1,8 @@
 /**
  * A secret (a token) taken out of text a server may have echoed it into, in every encoding it
  * may have used: as it is; percent-encoded, in either case (`%2F`, `%2f`), a character at a
- * time or not; JSON-escaped (`\/`, `\uXXXX` in either case); and base64, as `Basic`
+ * time or not; JSON-escaped (`\/`, `\uXXXX` in either case); HTML-escaped, as an error page
+ * echoing the Authorization header writes it (`&amp;`, `&quot;`, `&#47;`, `&#x2F;`); and base64, as `Basic`
  * credentials carry it (`user:TOKEN`, `TOKEN:`), where the whole base64 word goes. A server
  * answering `The token … is not valid here.` put the suite runner's TOKEN into its stdout,
  * JUnit and JSON; nothing the runner prints or writes holds it now.
@@ -27,7 +28,10 @@ function utf8Bytes(char: string): number[] {
 /** What JSON writes for these (and, `\/`, what some servers write for a slash). */
 const JSON_SHORT_ESCAPES: Record<string, string> = { '/': '\\/', '"': '\\"', '\\': '\\\\', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
-/** Every way one character (a code point) may be written: as it is, percent-encoded, JSON-escaped. */
+/** What HTML writes for these by name. */
+const HTML_NAMED_ESCAPES: Record<string, string[]> = { '&': ['&amp;'], '<': ['&lt;'], '>': ['&gt;'], '"': ['&quot;'], "'": ['&#39;', '&apos;'] };
+
+/** Every way one character (a code point) may be written: as it is, percent-encoded, JSON-escaped, HTML-escaped. */
 function characterForms(char: string): string {
   const forms = new Set<string>([escapeRegExp(char)]);
   forms.add(utf8Bytes(char).map((b) => `%${hexEitherCase(b.toString(16).padStart(2, '0'))}`).join(''));
@@ -37,6 +41,10 @@ function characterForms(char: string): string {
   const short = JSON_SHORT_ESCAPES[char];
   if (short) forms.add(escapeRegExp(short));
   if (char === ' ') forms.add('\\+');
+  const cp = char.codePointAt(0)!;
+  forms.add(`&#0*${cp};`);
+  forms.add(`&#[xX]0*${hexEitherCase(cp.toString(16))};`);
+  for (const named of HTML_NAMED_ESCAPES[char] ?? []) forms.add(escapeRegExp(named));
   return `(?:${[...forms].join('|')})`;
 }
 

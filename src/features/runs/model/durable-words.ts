@@ -3,6 +3,7 @@
 import type { RunConflictReason } from '../../../contract/durable-runs';
 import { isProblemDetail } from '../../../contract/problem';
 import { ApiError } from '../../../lib/api-client';
+import { retryAfterNote } from '../../../lib/retry-after';
 
 /** What each 409 `reason` of the reference service means. */
 const CONFLICT_TEXT: Record<RunConflictReason, string> = {
@@ -22,7 +23,9 @@ export function explainActionError(error: unknown, action: string): string {
     const why = reason && reason in CONFLICT_TEXT ? `${CONFLICT_TEXT[reason as RunConflictReason]} ` : '';
     return `409 Conflict: ${error.detail} ${why}The run has moved on since it was last read; it was read again, so what you see now is current.`;
   }
-  return `${action} failed: ${error.status ? `${error.status} ` : ''}${error.title}: ${error.detail}`;
+  // A 429 or 503 the engine stopped waiting out (past its bound) says how long the service asked for.
+  const note = error.status === 429 || error.status === 503 ? retryAfterNote(error.header('retry-after')) : '';
+  return `${action} failed: ${error.status ? `${error.status} ` : ''}${error.title}: ${error.detail}${note && ` ${note}`}`;
 }
 
 /** The problem code with which the reference service refuses a stream or wait run of an agent that needs a durable run. */
