@@ -148,7 +148,9 @@ export class Pacer {
   }
 
   private async turn(signal?: AbortSignal): Promise<void> {
-    if (this.inFlight >= this.o.maxInFlight) {
+    // A slot freed while others wait is handed to the first of them (release), never taken back by
+    // whoever asks next: a request sent again after a refusal joins the queue like any other.
+    if (this.inFlight >= this.o.maxInFlight || this.queue.length > 0) {
       await new Promise<void>((resolve, reject) => {
         const go = () => {
           signal?.removeEventListener('abort', stop);
@@ -163,8 +165,7 @@ export class Pacer {
         this.queue.push(go);
         signal?.addEventListener('abort', stop, { once: true });
       });
-    }
-    this.inFlight++;
+    } else this.inFlight++;
     try {
       // Waits until neither a hold nor the rate stands in the way; a hold set meanwhile is waited too.
       for (;;) {
@@ -181,7 +182,8 @@ export class Pacer {
   }
 
   private release(): void {
-    this.inFlight--;
-    this.queue.shift()?.();
+    const next = this.queue.shift();
+    if (next) next();
+    else this.inFlight--;
   }
 }
