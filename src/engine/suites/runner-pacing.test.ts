@@ -87,3 +87,23 @@ it('a durable case past its deadline is cancelled at the service, so it holds no
   const [next] = await runSuite(itemsOf([tripCase('after')]), envOf(s.url));
   expect(next!.verdict).toBe('passed');
 }, 60_000);
+
+it('a suite stopped while the service asks it to wait a minute ends in seconds, not after the wait (Ctrl+C, a CI’s SIGTERM)', async () => {
+  const s = await service();
+  const isRead = (method: string, path: string) => method === 'GET' && /\/runs\/[^/]+$/.test(path);
+  const isCancel = (method: string, path: string) => method === 'POST' && path.endsWith('/cancellations');
+  const proxy = await proxied(s.url, [
+    { match: isRead, times: Infinity, refuse: { status: 429, retryAfter: 60 } },
+    { match: isCancel, times: Infinity, refuse: { status: 429, retryAfter: 60 } },
+  ]);
+  const stop = new AbortController();
+  const running = runSuite(itemsOf([tripCase('held')]), envOf(proxy.url), { signal: stop.signal });
+  await expect.poll(() => proxy.seen.some((r) => r.status === 429), { timeout: 20_000 }).toBe(true);
+  const stoppedAt = Date.now();
+  stop.abort('SIGTERM');
+  const late = Symbol('late');
+  const ended = await Promise.race([running, new Promise<typeof late>((r) => setTimeout(() => r(late), 20_000))]);
+  expect(ended, 'the suite still waited 20 s after it was stopped').not.toBe(late);
+  expect((ended as Awaited<typeof running>)[0]!.verdict).toBe('stopped');
+  expect(Date.now() - stoppedAt).toBeLessThan(20_000);
+}, 60_000);
