@@ -12,7 +12,7 @@ import { apiRequest, ApiError, type ApiResponse } from '../lib/api-client';
 import type { Connection } from '../lib/connection';
 import type { EventReader } from '../lib/sse';
 import { nextPollMs } from './durable-follow';
-import { pause, PacingAborted, type Pacer } from './pacing';
+import { pause, PacingAborted, retryAfterMs, type Pacer } from './pacing';
 import { initialRunState, isFollowed, isTerminal, runReducer, type RunAction, type RunDecision } from './run-machine';
 import { metaOf, type RunRecord } from './run-record';
 import type { RunRequest } from './run-request';
@@ -254,8 +254,12 @@ export class RunSession {
           continue;
         }
       }
-      const wait = first ? 0 : nextPollMs(run, reads);
-      if (wait === false) break;
+      const poll = first ? 0 : nextPollMs(run, reads);
+      if (poll === false) break;
+      // A read refused with a Retry-After longer than the pacer waits out (so not held there) is
+      // not asked again before it has passed: the console's own pace would ask every second.
+      const refused = first ? undefined : this.current.state.readError;
+      const wait = Math.max(poll, (refused && retryAfterMs(refused)) ?? 0);
       first = false;
       const status = this.current.state.status;
       try {
