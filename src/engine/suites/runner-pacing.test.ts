@@ -107,3 +107,17 @@ it('a suite stopped while the service asks it to wait a minute ends in seconds, 
   expect((ended as Awaited<typeof running>)[0]!.verdict).toBe('stopped');
   expect(Date.now() - stoppedAt).toBeLessThan(20_000);
 }, 60_000);
+
+it('a stream case stopped while it waits out a 429 before its POST is stopped, not failed as refused', async () => {
+  const s = await service();
+  const isPost = (method: string, path: string) => method === 'POST' && path.endsWith('/runs');
+  const proxy = await proxied(s.url, [{ match: isPost, times: Infinity, refuse: { status: 429, retryAfter: 30 } }]);
+  const stop = new AbortController();
+  const echo = tripCase('echo', { agent: { id: 'echo-assistant' }, mode: 'stream', policy: undefined });
+  const running = runSuite(itemsOf([echo]), envOf(proxy.url), { signal: stop.signal });
+  await expect.poll(() => proxy.seen.some((r) => r.status === 429), { timeout: 20_000 }).toBe(true);
+  stop.abort('SIGINT');
+  const [result] = await running;
+  expect(result!.entry.status).toBe('stopped');
+  expect(result!.verdict).toBe('stopped');
+}, 60_000);
