@@ -121,3 +121,23 @@ it('a stream case stopped while it waits out a 429 before its POST is stopped, n
   expect(result!.entry.status).toBe('stopped');
   expect(result!.verdict).toBe('stopped');
 }, 60_000);
+
+it('the agent’s schemas a suite reads once are read again after a 429, as every request of the suite is, not given up for the whole run', async () => {
+  const s = await service();
+  const isSchemas = (method: string, path: string) => method === 'GET' && path.includes('/schemas');
+  const proxy = await proxied(s.url, [{ match: isSchemas, times: 1, refuse: { status: 429, retryAfter: 1 } }]);
+  const hr: SuiteCase = {
+    id: 'hr',
+    name: 'Leave policy',
+    agent: { id: 'hr-policy-form' },
+    api: 'platform',
+    mode: 'wait',
+    input: { topic: 'Leave', region: 'emea', maxPoints: 3, includeLinks: false, audience: '', tone: '' },
+    rows: [{ topic: 'Travel', maxPoints: '5' }],
+    assertions: [{ kind: 'outcome', expect: 'success' }],
+  };
+  const [result] = await runSuite(itemsOf([hr]), envOf(proxy.url));
+  expect(proxy.seen.filter((r) => isSchemas(r.method, r.path)).map((r) => r.status)).toEqual([429, 200]);
+  expect(result!.notes ?? []).not.toContainEqual(expect.stringMatching(/input schema could not be read/));
+  expect(result!.verdict).toBe('passed');
+}, 60_000);

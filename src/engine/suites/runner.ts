@@ -260,7 +260,7 @@ export async function runSuite(items: readonly SuiteItem[], env: RunnerEnv, opti
   // One pacer for the suite's one connection: a 429 holds every case's requests, not only the refused one's.
   // Each case has at most a POST (a stream's, open as long as it streams) and one other request under way.
   const paced: RunnerEnv = { ...env, pacer: env.pacer ?? new Pacer({ maxInFlight: 2 * concurrency, ...(options.maxRps && { maxRps: options.maxRps }) }) };
-  const shared = new SharedLoads(paced);
+  const shared = new SharedLoads({ ...paced, signal });
   const stops = new StopFan(signal);
   const results: (CaseResult | undefined)[] = new Array(items.length);
   let next = 0;
