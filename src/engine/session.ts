@@ -127,7 +127,8 @@ export class RunSession {
     const state = runReducer(previous.state, action);
     if (state === previous.state && Object.keys(patch).length === 0) return;
     this.current = { ...previous, ...patch, state };
-    if (state.status !== previous.state.status) this.wakeUp?.();
+    // A follow loop's wait ends at a change of state, and when a refusal it waits out no longer stands (a read got through).
+    if (state.status !== previous.state.status || (previous.state.readError && !state.readError)) this.wakeUp?.();
     this.onChange(this.current, previous, action);
   }
 
@@ -269,8 +270,8 @@ export class RunSession {
         if (err instanceof PacingAborted) return 'stopped';
         throw err;
       }
-      if (this.current.state.status !== status) {
-        // Woken by a change (a decision's answer): the wait starts afresh from the new state.
+      if (this.current.state.status !== status || (refused && !this.current.state.readError)) {
+        // Woken by a change (a decision's answer, a read that got through): the wait starts afresh from the new state.
         reads = 0;
         continue;
       }
