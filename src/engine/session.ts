@@ -203,8 +203,9 @@ export class RunSession {
       this.observed(answer);
       return answer;
     } catch (err) {
-      // Whatever happened, the run is read again once this is over: a 409 means it moved on.
-      queueMicrotask(() => void this.read());
+      // Whatever the service answered, the run is read again once this is over: a 409 means it moved
+      // on. Not when the caller gave up (a stopped suite): nothing more is sent for it.
+      if (!signal?.aborted) queueMicrotask(() => void this.read());
       throw err;
     } finally {
       this.acting--;

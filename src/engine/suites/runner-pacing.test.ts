@@ -141,3 +141,22 @@ it('the agent’s schemas a suite reads once are read again after a 429, as ever
   expect(result!.notes ?? []).not.toContainEqual(expect.stringMatching(/input schema could not be read/));
   expect(result!.verdict).toBe('passed');
 }, 60_000);
+
+it('nothing is sent for a stopped suite once it has ended: a cancellation given up on is not followed by a read', async () => {
+  const s = await service();
+  const isRead = (method: string, path: string) => method === 'GET' && /\/runs\/[^/]+$/.test(path);
+  const isCancel = (method: string, path: string) => method === 'POST' && path.endsWith('/cancellations');
+  // Every read and cancellation is refused for 3 s at a time: the stopped suite's cancellation waits, is refused again, and is given up on at 5 s.
+  const proxy = await proxied(s.url, [
+    { match: isRead, times: Infinity, refuse: { status: 429, retryAfter: 3 } },
+    { match: isCancel, times: Infinity, refuse: { status: 429, retryAfter: 3 } },
+  ]);
+  const stop = new AbortController();
+  const running = runSuite(itemsOf([tripCase('held')]), envOf(proxy.url), { signal: stop.signal });
+  await expect.poll(() => proxy.seen.some((r) => r.status === 429), { timeout: 20_000 }).toBe(true);
+  stop.abort('SIGINT');
+  await running;
+  const sent = proxy.seen.length;
+  await new Promise((r) => setTimeout(r, 4_000));
+  expect(proxy.seen.slice(sent).map((r) => `${r.method} ${r.path}`)).toEqual([]);
+}, 60_000);
