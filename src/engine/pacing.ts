@@ -50,6 +50,8 @@ export interface PacedRequest {
   /** Whether a 429 or 503 is waited out and the request sent again (false: the refusal is the answer, as for a run the user sent). */
   temporary?: boolean;
   signal?: AbortSignal;
+  /** Epoch ms past which it is not sent again: a refusal whose wait would end later stands (a suite case's deadline). */
+  until?: number;
 }
 
 /** Why a paced request's wait ended early: the caller's signal. */
@@ -133,6 +135,7 @@ export class Pacer {
     if (!(temporary && request.temporary !== false) && !(unanswered && request.network)) return undefined;
     const asked = temporary ? retryAfterMs(err, this.o.now()) : undefined;
     const wait = asked ?? this.backoff(tries);
+    if (request.until !== undefined && this.o.now() + wait > request.until) return undefined;
     return wait > this.o.maxWaitMs ? undefined : wait;
   }
 

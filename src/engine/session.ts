@@ -134,16 +134,17 @@ export class RunSession {
 
   /**
    * The run's one POST, to its end (a durable run: until its 201). Sent again only when the
-   * service refused it for now and `resendRefused` says so; never after no answer.
+   * service refused it for now and `resendRefused` says so, and (`until`, epoch ms) only when
+   * the service's wait ends before then; never after no answer.
    */
-  async send(signal: AbortSignal): Promise<void> {
+  async send(signal: AbortSignal, options: { until?: number } = {}): Promise<void> {
     const ctx: SendContext = {
       record: this.current,
       connection: this.env.connection as Connection,
       signal,
       dispatch: (action, patch) => this.dispatch(action, patch),
       ...(this.env.reader && { reader: this.env.reader }),
-      ...(this.env.resendRefused && { pace: <T>(attempt: () => Promise<T>) => this.env.pacer.send(attempt, { temporary: true, network: false, signal }) }),
+      ...(this.env.resendRefused && { pace: <T>(attempt: () => Promise<T>) => this.env.pacer.send(attempt, { temporary: true, network: false, signal, ...(options.until !== undefined && { until: options.until }) }) }),
     };
     const { request } = this.current;
     if (request.mode === 'stream') await sendStream(ctx, this.current.log!);

@@ -160,3 +160,19 @@ it('nothing is sent for a stopped suite once it has ended: a cancellation given 
   await new Promise((r) => setTimeout(r, 4_000));
   expect(proxy.seen.slice(sent).map((r) => `${r.method} ${r.path}`)).toEqual([]);
 }, 60_000);
+
+it('a durable case’s POST is not sent again after a 429 whose wait would pass the case’s deadline: the refusal is its answer', async () => {
+  const s = await service();
+  const isPost = (method: string, path: string) => method === 'POST' && path.endsWith('/runs');
+  const proxy = await proxied(s.url, [{ match: isPost, times: Infinity, refuse: { status: 429, retryAfter: 30 } }]);
+  const late = Symbol('late');
+  const running = runSuite(itemsOf([tripCase('refused', { deadlineMs: 2_000 })]), envOf(proxy.url));
+  const ended = await Promise.race([running, new Promise<typeof late>((r) => setTimeout(() => r(late), 20_000))]);
+  expect(ended, 'the case was still waiting to be sent 20 s after its 2 s deadline').not.toBe(late);
+  const [result] = ended as Awaited<typeof running>;
+  // Its 30 s wait would pass the deadline: the service's refusal is the case's answer, and nothing was sent again.
+  expect(result!.verdict).toBe('failed');
+  expect(result!.entry.status).toBe('refused');
+  expect(result!.entry.refusal?.status).toBe(429);
+  expect(proxy.seen.filter((r) => isPost(r.method, r.path))).toHaveLength(1);
+}, 60_000);

@@ -138,7 +138,9 @@ export async function runOnce(request: RunRequest, env: RunnerEnv, stops: StopFa
         }, caseMs);
   const decisions: PolicyDecision[] = [];
   try {
-    await session.send(abort.signal);
+    // A durable POST is never cut off mid-way (the run may be made without its id reaching here): it is
+    // only not sent again once the service's wait would pass the case's deadline, and its refusal stands.
+    await session.send(abort.signal, request.mode === 'durable' ? { until: Date.now() + caseMs } : {});
     if (request.mode === 'durable') await follow();
   } finally {
     clearTimeout(deadline);
