@@ -138,6 +138,28 @@ describe('Pacer', () => {
     expect(most).toBe(2);
   });
 
+  it('keeps to maxInFlight when a refused request is sent again while another waited its turn', async () => {
+    let open = 0;
+    let most = 0;
+    const { baseUrl } = await serve((_req, n) => (n === 1 ? { status: 503 } : { status: 200 }));
+    const pacer = new Pacer({ maxInFlight: 1, baseDelayMs: 20, random: () => 0.999 });
+    const counted = (path: string) => async () => {
+      open++;
+      most = Math.max(most, open);
+      try {
+        return await get(baseUrl, path)();
+      } finally {
+        // Held open a moment: two requests let out together would overlap here.
+        await new Promise((r) => setTimeout(r, 50));
+        open--;
+      }
+    };
+    // The first is refused (503) while the second waits its turn; the first is then sent again.
+    await Promise.all([pacer.send(counted('/a')), pacer.send(counted('/b'))]);
+    expect(pacer.retries).toBe(1);
+    expect(most).toBe(1);
+  });
+
   it('sends at most maxRps requests a second', async () => {
     const sent: number[] = [];
     const pacer = new Pacer({ maxRps: 20 });

@@ -52,6 +52,8 @@ export interface PacedRequest {
   /** Whether a 429 or 503 is waited out and the request sent again (false: the refusal is the answer, as for a run the user sent). */
   temporary?: boolean;
   signal?: AbortSignal;
+  /** Epoch ms past which it is not sent again: a refusal whose wait would end later stands (a suite case's deadline). */
+  until?: number;
 }
 
 /** Why a paced request's wait ended early: the caller's signal. */
@@ -139,6 +141,7 @@ export class Pacer {
     if (!(temporary && request.temporary !== false) && !(unanswered && request.network)) return undefined;
     const asked = temporary ? retryAfterMs(err, this.o.now()) : undefined;
     const wait = asked ?? this.backoff(tries);
+    if (request.until !== undefined && this.o.now() + wait > request.until) return undefined;
     return wait > this.o.maxWaitMs ? undefined : wait;
   }
 
@@ -154,7 +157,9 @@ export class Pacer {
   }
 
   private async turn(signal?: AbortSignal): Promise<void> {
-    if (this.inFlight >= this.o.maxInFlight) {
+    // A slot freed while others wait is handed to the first of them (release), never taken back by
+    // whoever asks next: a request sent again after a refusal joins the queue like any other.
+    if (this.inFlight >= this.o.maxInFlight || this.queue.length > 0) {
       await new Promise<void>((resolve, reject) => {
         const go = () => {
           signal?.removeEventListener('abort', stop);
@@ -169,8 +174,7 @@ export class Pacer {
         this.queue.push(go);
         signal?.addEventListener('abort', stop, { once: true });
       });
-    }
-    this.inFlight++;
+    } else this.inFlight++;
     try {
       // Waits until neither a hold nor the rate stands in the way; a hold set meanwhile is waited too.
       for (;;) {
@@ -187,7 +191,8 @@ export class Pacer {
   }
 
   private release(): void {
-    this.inFlight--;
-    this.queue.shift()?.();
+    const next = this.queue.shift();
+    if (next) next();
+    else this.inFlight--;
   }
 }

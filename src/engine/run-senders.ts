@@ -99,7 +99,9 @@ export async function sendStream(ctx: SendContext, log: StreamLog): Promise<void
       }
     });
   } catch (err) {
-    end = err instanceof ApiError ? { kind: 'refused', error: err } : { kind: 'refused', error: asApiError(err) };
+    // Stopped while it waited its turn (a Retry-After, the suite's rate): stopped, as a wait is, never refused.
+    if (ctx.signal.aborted) end = { kind: 'stopped' };
+    else end = err instanceof ApiError ? { kind: 'refused', error: err } : { kind: 'refused', error: asApiError(err) };
   }
   const failure = log.finish();
   const at = Date.now();

@@ -12,7 +12,7 @@ import { apiRequest, ApiError, type ApiResponse } from '../lib/api-client';
 import type { Connection } from '../lib/connection';
 import type { EventReader } from '../lib/sse';
 import { nextPollMs } from './durable-follow';
-import { pause, PacingAborted, type Pacer } from './pacing';
+import { pause, PacingAborted, retryAfterMs, type Pacer } from './pacing';
 import { initialRunState, isFollowed, isTerminal, runReducer, type RunAction, type RunDecision } from './run-machine';
 import { metaOf, type RunRecord } from './run-record';
 import type { RunRequest } from './run-request';
@@ -127,22 +127,24 @@ export class RunSession {
     const state = runReducer(previous.state, action);
     if (state === previous.state && Object.keys(patch).length === 0) return;
     this.current = { ...previous, ...patch, state };
-    if (state.status !== previous.state.status) this.wakeUp?.();
+    // A follow loop's wait ends at a change of state, and when a refusal it waits out no longer stands (a read got through).
+    if (state.status !== previous.state.status || (previous.state.readError && !state.readError)) this.wakeUp?.();
     this.onChange(this.current, previous, action);
   }
 
   /**
    * The run's one POST, to its end (a durable run: until its 201). Sent again only when the
-   * service refused it for now and `resendRefused` says so; never after no answer.
+   * service refused it for now and `resendRefused` says so, and (`until`, epoch ms) only when
+   * the service's wait ends before then; never after no answer.
    */
-  async send(signal: AbortSignal): Promise<void> {
+  async send(signal: AbortSignal, options: { until?: number } = {}): Promise<void> {
     const ctx: SendContext = {
       record: this.current,
       connection: this.env.connection as Connection,
       signal,
       dispatch: (action, patch) => this.dispatch(action, patch),
       ...(this.env.reader && { reader: this.env.reader }),
-      ...(this.env.resendRefused && { pace: <T>(attempt: () => Promise<T>) => this.env.pacer.send(attempt, { temporary: true, network: false, signal }) }),
+      ...(this.env.resendRefused && { pace: <T>(attempt: () => Promise<T>) => this.env.pacer.send(attempt, { temporary: true, network: false, signal, ...(options.until !== undefined && { until: options.until }) }) }),
     };
     const { request } = this.current;
     if (request.mode === 'stream') await sendStream(ctx, this.current.log!);
@@ -202,8 +204,9 @@ export class RunSession {
       this.observed(answer);
       return answer;
     } catch (err) {
-      // Whatever happened, the run is read again once this is over: a 409 means it moved on.
-      queueMicrotask(() => void this.read());
+      // Whatever the service answered, the run is read again once this is over: a 409 means it moved
+      // on. Not when the caller gave up (a stopped suite): nothing more is sent for it.
+      if (!signal?.aborted) queueMicrotask(() => void this.read());
       throw err;
     } finally {
       this.acting--;
@@ -254,8 +257,12 @@ export class RunSession {
           continue;
         }
       }
-      const wait = first ? 0 : nextPollMs(run, reads);
-      if (wait === false) break;
+      const poll = first ? 0 : nextPollMs(run, reads);
+      if (poll === false) break;
+      // A read refused with a Retry-After longer than the pacer waits out (so not held there) is
+      // not asked again before it has passed: the console's own pace would ask every second.
+      const refused = first ? undefined : this.current.state.readError;
+      const wait = Math.max(poll, (refused && retryAfterMs(refused)) ?? 0);
       first = false;
       const status = this.current.state.status;
       try {
@@ -265,8 +272,8 @@ export class RunSession {
         if (err instanceof PacingAborted) return 'stopped';
         throw err;
       }
-      if (this.current.state.status !== status) {
-        // Woken by a change (a decision's answer): the wait starts afresh from the new state.
+      if (this.current.state.status !== status || (refused && !this.current.state.readError)) {
+        // Woken by a change (a decision's answer, a read that got through): the wait starts afresh from the new state.
         reads = 0;
         continue;
       }

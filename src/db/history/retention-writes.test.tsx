@@ -118,3 +118,12 @@ it('a run started in a full history pushes nothing out while its request is open
   await writeRun({ ...small, status: 'done' }, { events: events(2, 10) });
   expect(await ids()).toEqual(['old_1', 'old_2', 'small']);
 });
+
+it('the eviction notice stays bounded however many items retention lets go before it is dismissed (each write rewrites it)', async () => {
+  setRetentionLimits({ items: 1 });
+  const question = 'q'.repeat(120);
+  for (let i = 0; i < 400; i++) await saveRun(turn(`t${i}`, `thread_${i}`, 1_000 + i, `${i} ${question}`));
+  const stored = await consoleDb().meta.get('last-eviction');
+  // 399 conversations went; the notice shows five of them and a count, so it need not keep them all.
+  expect(JSON.stringify(stored).length).toBeLessThan(50_000);
+});

@@ -87,3 +87,92 @@ it('a durable case past its deadline is cancelled at the service, so it holds no
   const [next] = await runSuite(itemsOf([tripCase('after')]), envOf(s.url));
   expect(next!.verdict).toBe('passed');
 }, 60_000);
+
+it('a suite stopped while the service asks it to wait a minute ends in seconds, not after the wait (Ctrl+C, a CI’s SIGTERM)', async () => {
+  const s = await service();
+  const isRead = (method: string, path: string) => method === 'GET' && /\/runs\/[^/]+$/.test(path);
+  const isCancel = (method: string, path: string) => method === 'POST' && path.endsWith('/cancellations');
+  const proxy = await proxied(s.url, [
+    { match: isRead, times: Infinity, refuse: { status: 429, retryAfter: 60 } },
+    { match: isCancel, times: Infinity, refuse: { status: 429, retryAfter: 60 } },
+  ]);
+  const stop = new AbortController();
+  const running = runSuite(itemsOf([tripCase('held')]), envOf(proxy.url), { signal: stop.signal });
+  await expect.poll(() => proxy.seen.some((r) => r.status === 429), { timeout: 20_000 }).toBe(true);
+  const stoppedAt = Date.now();
+  stop.abort('SIGTERM');
+  const late = Symbol('late');
+  const ended = await Promise.race([running, new Promise<typeof late>((r) => setTimeout(() => r(late), 20_000))]);
+  expect(ended, 'the suite still waited 20 s after it was stopped').not.toBe(late);
+  expect((ended as Awaited<typeof running>)[0]!.verdict).toBe('stopped');
+  expect(Date.now() - stoppedAt).toBeLessThan(20_000);
+}, 60_000);
+
+it('a stream case stopped while it waits out a 429 before its POST is stopped, not failed as refused', async () => {
+  const s = await service();
+  const isPost = (method: string, path: string) => method === 'POST' && path.endsWith('/runs');
+  const proxy = await proxied(s.url, [{ match: isPost, times: Infinity, refuse: { status: 429, retryAfter: 30 } }]);
+  const stop = new AbortController();
+  const echo = tripCase('echo', { agent: { id: 'echo-assistant' }, mode: 'stream', policy: undefined });
+  const running = runSuite(itemsOf([echo]), envOf(proxy.url), { signal: stop.signal });
+  await expect.poll(() => proxy.seen.some((r) => r.status === 429), { timeout: 20_000 }).toBe(true);
+  stop.abort('SIGINT');
+  const [result] = await running;
+  expect(result!.entry.status).toBe('stopped');
+  expect(result!.verdict).toBe('stopped');
+}, 60_000);
+
+it('the agent’s schemas a suite reads once are read again after a 429, as every request of the suite is, not given up for the whole run', async () => {
+  const s = await service();
+  const isSchemas = (method: string, path: string) => method === 'GET' && path.includes('/schemas');
+  const proxy = await proxied(s.url, [{ match: isSchemas, times: 1, refuse: { status: 429, retryAfter: 1 } }]);
+  const hr: SuiteCase = {
+    id: 'hr',
+    name: 'Leave policy',
+    agent: { id: 'hr-policy-form' },
+    api: 'platform',
+    mode: 'wait',
+    input: { topic: 'Leave', region: 'emea', maxPoints: 3, includeLinks: false, audience: '', tone: '' },
+    rows: [{ topic: 'Travel', maxPoints: '5' }],
+    assertions: [{ kind: 'outcome', expect: 'success' }],
+  };
+  const [result] = await runSuite(itemsOf([hr]), envOf(proxy.url));
+  expect(proxy.seen.filter((r) => isSchemas(r.method, r.path)).map((r) => r.status)).toEqual([429, 200]);
+  expect(result!.notes ?? []).not.toContainEqual(expect.stringMatching(/input schema could not be read/));
+  expect(result!.verdict).toBe('passed');
+}, 60_000);
+
+it('nothing is sent for a stopped suite once it has ended: a cancellation given up on is not followed by a read', async () => {
+  const s = await service();
+  const isRead = (method: string, path: string) => method === 'GET' && /\/runs\/[^/]+$/.test(path);
+  const isCancel = (method: string, path: string) => method === 'POST' && path.endsWith('/cancellations');
+  // Every read and cancellation is refused for 3 s at a time: the stopped suite's cancellation waits, is refused again, and is given up on at 5 s.
+  const proxy = await proxied(s.url, [
+    { match: isRead, times: Infinity, refuse: { status: 429, retryAfter: 3 } },
+    { match: isCancel, times: Infinity, refuse: { status: 429, retryAfter: 3 } },
+  ]);
+  const stop = new AbortController();
+  const running = runSuite(itemsOf([tripCase('held')]), envOf(proxy.url), { signal: stop.signal });
+  await expect.poll(() => proxy.seen.some((r) => r.status === 429), { timeout: 20_000 }).toBe(true);
+  stop.abort('SIGINT');
+  await running;
+  const sent = proxy.seen.length;
+  await new Promise((r) => setTimeout(r, 4_000));
+  expect(proxy.seen.slice(sent).map((r) => `${r.method} ${r.path}`)).toEqual([]);
+}, 60_000);
+
+it('a durable case’s POST is not sent again after a 429 whose wait would pass the case’s deadline: the refusal is its answer', async () => {
+  const s = await service();
+  const isPost = (method: string, path: string) => method === 'POST' && path.endsWith('/runs');
+  const proxy = await proxied(s.url, [{ match: isPost, times: Infinity, refuse: { status: 429, retryAfter: 30 } }]);
+  const late = Symbol('late');
+  const running = runSuite(itemsOf([tripCase('refused', { deadlineMs: 2_000 })]), envOf(proxy.url));
+  const ended = await Promise.race([running, new Promise<typeof late>((r) => setTimeout(() => r(late), 20_000))]);
+  expect(ended, 'the case was still waiting to be sent 20 s after its 2 s deadline').not.toBe(late);
+  const [result] = ended as Awaited<typeof running>;
+  // Its 30 s wait would pass the deadline: the service's refusal is the case's answer, and nothing was sent again.
+  expect(result!.verdict).toBe('failed');
+  expect(result!.entry.status).toBe('refused');
+  expect(result!.entry.refusal?.status).toBe(429);
+  expect(proxy.seen.filter((r) => isPost(r.method, r.path))).toHaveLength(1);
+}, 60_000);

@@ -73,6 +73,9 @@ export interface RunnerEnv {
 
 const noFrames: Schedule = () => undefined;
 
+/** How long a stopped suite's request to cancel a durable case may wait its turn (a Retry-After) and its answer. */
+export const STOP_CANCEL_WAIT_MS = 5_000;
+
 /**
  * One listener on the suite's signal, which tells every run: a listener per run (and per wait
  * of a durable run) on the one signal would be sixteen and more at once, which Node reports as
@@ -135,7 +138,9 @@ export async function runOnce(request: RunRequest, env: RunnerEnv, stops: StopFa
         }, caseMs);
   const decisions: PolicyDecision[] = [];
   try {
-    await session.send(abort.signal);
+    // A durable POST is never cut off mid-way (the run may be made without its id reaching here): it is
+    // only not sent again once the service's wait would pass the case's deadline, and its refusal stands.
+    await session.send(abort.signal, request.mode === 'durable' ? { until: Date.now() + caseMs } : {});
     if (request.mode === 'durable') await follow();
   } finally {
     clearTimeout(deadline);
@@ -156,7 +161,10 @@ export async function runOnce(request: RunRequest, env: RunnerEnv, stops: StopFa
       onPaused: async (run) => {
         const chosen = decide(policy, run.pending_interactions ?? []);
         try {
-          await session.decide(chosen.map((d) => ({ interactionId: d.interactionId, decision: d.decision, name: d.name, ...(d.tool !== d.name && { toolId: d.tool }) })));
+          await session.decide(
+            chosen.map((d) => ({ interactionId: d.interactionId, decision: d.decision, name: d.name, ...(d.tool !== d.name && { toolId: d.tool }) })),
+            stops.signal,
+          );
         } catch {
           // Refused (a 409: the run moved on; or still refused after the pacer's tries): it is read again, and decided again if it still asks.
           return false;
@@ -167,7 +175,8 @@ export async function runOnce(request: RunRequest, env: RunnerEnv, stops: StopFa
     });
     if (end === 'deadline') pastDeadlineMs = deadlineMs;
     // A suite stopped, or a case past its deadline, leaves nothing running at the service: the run is asked to cancel (once, whatever it answers).
-    if (end === 'stopped' || end === 'deadline') await session.cancel().catch(() => undefined);
+    // A stopped suite (Ctrl+C, a CI's SIGTERM) waits out a Retry-After for it only so long: its reports are still to be written.
+    if (end === 'stopped' || end === 'deadline') await session.cancel(end === 'stopped' ? AbortSignal.timeout(STOP_CANCEL_WAIT_MS) : undefined).catch(() => undefined);
   }
 }
 
@@ -253,7 +262,7 @@ export async function runSuite(items: readonly SuiteItem[], env: RunnerEnv, opti
   // One pacer for the suite's one connection: a 429 holds every case's requests, not only the refused one's.
   // Each case has at most a POST (a stream's, open as long as it streams) and one other request under way.
   const paced: RunnerEnv = { ...env, pacer: env.pacer ?? new Pacer({ maxInFlight: 2 * concurrency, ...(options.maxRps && { maxRps: options.maxRps }) }) };
-  const shared = new SharedLoads(paced);
+  const shared = new SharedLoads({ ...paced, signal });
   const stops = new StopFan(signal);
   const results: (CaseResult | undefined)[] = new Array(items.length);
   let next = 0;

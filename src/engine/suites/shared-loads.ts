@@ -7,6 +7,7 @@
 import type { AgentSchemas, JsonSchema } from '../../contract/agents';
 import { fetchAgentSchemas } from '../../lib/agents/agent-schemas';
 import type { Connection } from '../../lib/connection';
+import type { Pacer } from '../pacing';
 import type { Flavour, RunRequest } from '../run-request';
 import type { LensChecker } from './assertions';
 import { SuiteKeep } from './case-limits';
@@ -19,7 +20,7 @@ export class SharedLoads {
   private readonly schemas = new Map<string, Promise<{ schemas: AgentSchemas } | { error: string }>>();
   readonly keep = new SuiteKeep();
 
-  constructor(private readonly env: { connection: Pick<Connection, 'baseUrl' | 'token' | 'problem'>; loadLens?: () => Promise<LensChecker> }) {}
+  constructor(private readonly env: { connection: Pick<Connection, 'baseUrl' | 'token' | 'problem'>; loadLens?: () => Promise<LensChecker>; pacer?: Pacer; signal?: AbortSignal }) {}
 
   loadLens(): Promise<LensChecker | undefined> {
     this.lens ??= (this.env.loadLens?.() ?? Promise.resolve(undefined)).catch(() => undefined);
@@ -30,7 +31,9 @@ export class SharedLoads {
     const key = `${flavour} ${agentId}`;
     let p = this.schemas.get(key);
     if (!p) {
-      p = fetchAgentSchemas(this.env.connection, flavour, agentId).then(
+      // Read once for the whole suite, so paced as its runs are: a 429 or 503 is waited out, not kept as the answer.
+      const read = () => fetchAgentSchemas(this.env.connection, flavour, agentId);
+      p = (this.env.pacer ? this.env.pacer.send(read, { temporary: true, network: true, ...(this.env.signal && { signal: this.env.signal }) }) : read()).then(
         (schemas) => ({ schemas }),
         (err: unknown) => ({ error: err instanceof Error ? err.message : String(err) }),
       );
