@@ -26,6 +26,7 @@ import { sweepCutOff as sweep, type FindRun } from './sweep';
 export type { HistoryDetails, HistoryEntry, HistoryTarget } from '../../engine/history-entry';
 export type { ClearResult, LastClear } from './clear';
 export type { Eviction } from './notice';
+export { evictionCounts } from './notice';
 export type { Dropped, DropReason, RetentionLimits } from './retention';
 export type { FindRun, FoundRun } from './sweep';
 export type { WriteResult } from './repository';

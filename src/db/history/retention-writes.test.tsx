@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { consoleDb } from '../console-db';
 import { itemsOf } from '../items';
-import { clearHistory, evictionNotice, importRuns, listRuns, PIN_LIMIT, saveRun, setPinned, setRetentionLimits, undoClear, wipeHistory, writeRun } from './index';
+import { clearHistory, evictionCounts, evictionNotice, importRuns, listRuns, PIN_LIMIT, saveRun, setPinned, setRetentionLimits, undoClear, wipeHistory, writeRun } from './index';
 import { entry, events, turn } from './test-entries';
 
 const ids = async () => (await listRuns()).map((e) => e.id).sort();
@@ -126,4 +126,7 @@ it('the eviction notice stays bounded however many items retention lets go befor
   const stored = await consoleDb().meta.get('last-eviction');
   // 399 conversations went; the notice shows five of them and a count, so it need not keep them all.
   expect(JSON.stringify(stored).length).toBeLessThan(50_000);
+  const notice = await evictionNotice();
+  expect(notice && evictionCounts(notice)).toEqual({ count: 399, size: 0, 'too-large': 0 });
+  expect(notice?.items[0]?.id).toBe('thread_398');
 });
