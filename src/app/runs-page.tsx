@@ -209,7 +209,13 @@ export function RunsPage() {
         />
       </section>
       <section className="response-side" aria-label="Response">
-        {consentReturn.result && <ConsentReturnNotice result={consentReturn.result} onDismiss={consentReturn.dismiss} />}
+        {consentReturn.result && (
+          <ConsentReturnNotice
+            result={consentReturn.result}
+            onDismiss={consentReturn.dismiss}
+            settled={!agent.agent.isLoading && !agent.schemas.isLoading && !tools.isLoading}
+          />
+        )}
         <ResponsePanel
           run={headRun}
           // A run in flight on a branch not shown can still be stopped from here.

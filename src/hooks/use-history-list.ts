@@ -36,8 +36,8 @@ export interface HistoryList {
   /** How many items history holds, and of them pinned. */
   items: number;
   pinned: number;
-  /** What Clear history would take out: items with no run still going on. */
-  clearable: { conversations: number; runs: number };
+  /** What Clear history would take out: items with no run still going on, and how many of them are pinned. */
+  clearable: { conversations: number; runs: number; pinned: number };
   isSuccess: boolean;
   isError: boolean;
   error: unknown;
@@ -79,7 +79,11 @@ export function useHistoryList(query: string): HistoryList {
     // A run still going on stays with its whole conversation: neither is among what Clear takes out.
     const staying = new Set(goingOn.map((e) => e.request.thread?.id ?? e.id));
     const left = items.filter((i) => !staying.has(i.id));
-    const clearable = { conversations: left.filter((i) => i.kind === 'thread').length, runs: left.filter((i) => i.kind === 'run').length };
+    const clearable = {
+      conversations: left.filter((i) => i.kind === 'thread').length,
+      runs: left.filter((i) => i.kind === 'run').length,
+      pinned: left.filter((i) => i.pinned).length,
+    };
     return { lines, goingOn, items: items.length, pinned: items.filter((i) => i.pinned).length, clearable };
   }, [q]);
   const lines = live.data?.lines ?? [];
@@ -89,7 +93,7 @@ export function useHistoryList(query: string): HistoryList {
     goingOn: live.data?.goingOn ?? [],
     items: live.data?.items ?? 0,
     pinned: live.data?.pinned ?? 0,
-    clearable: live.data?.clearable ?? { conversations: 0, runs: 0 },
+    clearable: live.data?.clearable ?? { conversations: 0, runs: 0, pinned: 0 },
     isSuccess: live.isSuccess,
     isError: live.isError,
     error: live.error,

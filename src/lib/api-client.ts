@@ -104,7 +104,7 @@ export function networkErrorDetail(url: string, sameOrigin: boolean): string {
   return (
     `The browser got no answer from ${url}. Either the host is unreachable, or it does not allow this page's origin ` +
     `(${window.location.origin}) with CORS. Remedies: ask the instance's administrator to allow this origin, or ` +
-    `start the console with "npm start -- --upstream <instance origin>" and pick "through the console's server" as the way to connect.`
+    `start the console with "npm start -- --upstream <instance origin>" and choose “Instance, via this console’s server” under Connect to.`
   );
 }
 

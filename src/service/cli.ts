@@ -122,7 +122,7 @@ async function start(args: string[]): Promise<void> {
   const address = server.httpServer.address();
   const actual = typeof address === 'object' && address ? address.port : port;
   printTokens(`http://${host.includes(':') ? `[${host}]` : host}:${actual}`);
-  if (upstreams.length) console.log(`  Forwarding API requests to: ${upstreams.join(', ')} (pick "through the console's server")\n`);
+  if (upstreams.length) console.log(`  Forwarding API requests to: ${upstreams.join(', ')} (choose "Instance, via this console's server" under Connect to)\n`);
   if (flags.record !== undefined) console.log(`  Recording every exchange forwarded into ${resolve(flags.record)} (no token, cookie or Authorization header is written)\n`);
   hintAllowedHosts(host, options.allowedHosts ?? []);
 }

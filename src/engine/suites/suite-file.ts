@@ -123,6 +123,31 @@ function assertionsIn(cases: readonly unknown[]): number {
   return n;
 }
 
+/** The parser's syntax error, in words a person editing the file reads ("a comma is missing here"), not its code name. */
+function syntaxWords(code: string): string {
+  const missing: Record<string, string> = {
+    PropertyNameExpected: 'a property name in double quotes',
+    ValueExpected: 'a value',
+    ColonExpected: 'a colon',
+    CommaExpected: 'a comma',
+    CloseBraceExpected: 'a }',
+    CloseBracketExpected: 'a ]',
+  };
+  const other: Record<string, string> = {
+    InvalidSymbol: 'this is not JSON (a word without quotes, or a comment)',
+    InvalidNumberFormat: 'this number is not written as JSON writes numbers',
+    EndOfFileExpected: 'the file goes on after its end',
+    InvalidCommentToken: 'JSON has no comments',
+    UnexpectedEndOfComment: 'JSON has no comments',
+    UnexpectedEndOfString: 'this text is not closed with a double quote',
+    UnexpectedEndOfNumber: 'this number ends too early',
+    InvalidUnicode: 'this \\u escape is not four hexadecimal digits',
+    InvalidEscapeCharacter: 'this backslash escape is not one JSON knows',
+    InvalidCharacter: 'this character must be escaped inside text',
+  };
+  return missing[code] ? `${missing[code]} is missing here` : (other[code] ?? code);
+}
+
 /**
  * Reads a suite file, or says every problem (up to 20) with its place: the JSON's own syntax
  * errors by line and column, then what the schema refuses, then cases that share an id, a
@@ -136,7 +161,7 @@ export function parseSuiteFile(text: string, name = 'the file'): ParsedSuiteFile
   const root = parseTree(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
   if (errors.length || !root) {
     // The first syntax error is the one to fix: those after it follow from it.
-    const problems = errors.slice(0, 1).map((e) => `${name}:${lineColumn(text, e.offset)}: not valid JSON (${printParseErrorCode(e.error)})`);
+    const problems = errors.slice(0, 1).map((e) => `${name}:${lineColumn(text, e.offset)}: not valid JSON: ${syntaxWords(printParseErrorCode(e.error))}`);
     return { ok: false, problems: problems.length ? problems : [`${name}: empty, not a suite file`] };
   }
   const json: unknown = JSON.parse(text);

@@ -237,7 +237,10 @@ describe('the suite file', () => {
 
   it('names the place of every problem: line and column, the case by its name, the path', () => {
     const good = JSON.stringify(suiteFileOf({ name: 'S', cases: [hr, echo] }), null, 2);
-    expect(parseSuiteFile('{ "format": ', 'broken.json')).toEqual({ ok: false, problems: ['broken.json:1:13: not valid JSON (ValueExpected)'] });
+    // Said in words, not the parser's code names (ValueExpected, CommaExpected).
+    expect(parseSuiteFile('{ "format": ', 'broken.json')).toEqual({ ok: false, problems: ['broken.json:1:13: not valid JSON: a value is missing here'] });
+    expect(parseSuiteFile('{"format": "x" "cases": []}', 'b.json')).toEqual({ ok: false, problems: ['b.json:1:16: not valid JSON: a comma is missing here'] });
+    expect(parseSuiteFile('{"format": "x", "cases": [1, 2', 'c.json')).toMatchObject({ ok: false, problems: [expect.stringMatching(/^c\.json:1:\d+: not valid JSON: a ] is missing here$/)] });
     expect(parseSuiteFile('{"a": 1}', 'x.json')).toMatchObject({ ok: false, problems: [expect.stringMatching(/^x\.json:1:1: not a suite file/)] });
     const bad = good.replace('"kind": "answer-contains"', '"kind": "answer-contain"');
     const parsed = parseSuiteFile(bad, 's.json');

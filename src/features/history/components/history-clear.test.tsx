@@ -6,7 +6,7 @@ import { cleanup, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { DEMO, referenceConnection } from '../../../test-support/reference-service';
-import { saveRun, wipeHistory, type HistoryEntry } from '../../../db/history';
+import { saveRun, setPinned, wipeHistory, type HistoryEntry } from '../../../db/history';
 import { runRequest } from '../../../engine/run-request';
 import { renderHistoryPanel } from './render-history-panel';
 
@@ -95,4 +95,17 @@ it('when every run left is still going on, Clear history is not offered, and the
   expect(clearButton.title).toBe('Nothing to clear: every run in history is still going on');
   await user.click(within(history).getByRole('button', { name: 'Undo' }));
   await waitFor(() => expect(within(history).getAllByRole('listitem')).toHaveLength(2));
+});
+
+it('Clear history says that pinned items leave too: a pin guards against the limits, not against Clear', async () => {
+  await saveRun(turn('thread_a', 1_000, 'done'));
+  await saveRun(turn('thread_b', 2_000, 'done'));
+  await setPinned('thread_a', true);
+  const user = userEvent.setup();
+  renderHistoryPanel(CONNECTION);
+  const history = screen.getByRole('region', { name: 'History' });
+  await within(history).findByRole('button', { name: 'Pinned' });
+  await user.click(within(history).getByRole('button', { name: 'Clear history…' }));
+  const ask = within(history).getByRole('alertdialog', { name: 'Clear history?' });
+  expect(ask.textContent).toContain('2 conversations leave this browser’s history, the pinned one too (a pin keeps an item past history’s limits, not past Clear). You can undo it.');
 });

@@ -66,7 +66,7 @@ export function HistoryPanel({ connection, onLoad, onImported }: {
   // What Clear history leaves: runs that may still change (an imported record, or an older version's entry, never does).
   // Such a run stays with its whole conversation, so neither is counted among what leaves.
   const goingOn = history.goingOn.length;
-  const { conversations, runs: lone } = history.clearable;
+  const { conversations, runs: lone, pinned: pinnedLeaving } = history.clearable;
 
   const importFile = async (file: File) => {
     setImportError(null);
@@ -143,6 +143,9 @@ export function HistoryPanel({ connection, onLoad, onImported }: {
           </p>
           <p id="clear-what">
             {itemsText(conversations, lone)} {conversations + lone === 1 ? 'leaves' : 'leave'} this browser’s history
+            {/* A pin reads as "keep": say that Clear takes it too. */}
+            {pinnedLeaving > 0 &&
+              `, ${pinnedLeaving === 1 ? (conversations + lone === 1 ? 'pinned as it is' : 'the pinned one too') : `the ${formatCount(pinnedLeaving)} pinned ones too`} (a pin keeps an item past history’s limits, not past Clear)`}
             {goingOn ? `; ${formatCount(goingOn)} ${goingOn === 1 ? 'run' : 'runs'} still going on ${goingOn === 1 ? 'stays, with its conversation' : 'stay, with their conversations'}` : ''}. You can undo it.
           </p>
           <div className="toolbar">

@@ -9,6 +9,7 @@ import { explainActionError } from '../model/durable-words';
 import { isTerminal, statusText, statusTone } from '../../../engine/run-machine';
 import { metricsOf, type RunRecord } from '../../../engine/run-record';
 import { formatCount } from '../../../lib/format';
+import { escapeCancels } from '../../../lib/use-page-escape';
 import { useRunStore, useWatch } from '../../../hooks/run-store';
 import { Approvals } from './approvals';
 import { FailurePanel } from './failure-panel';
@@ -41,6 +42,11 @@ export function DurableRunView({ record, level = 2 }: { record: RunRecord; level
   const ended = isTerminal(status);
   const now = useNow(!ended);
   const [confirming, setConfirming] = useState(false);
+  const refocusCancel = useRef(false);
+  const keepRunning = () => {
+    refocusCancel.current = true;
+    setConfirming(false);
+  };
   const [reading, setReading] = useState(false);
   // How many transitions the run had when an action's answer arrived: its confirmation stays until the run moves on.
   const [acceptedAt, setAcceptedAt] = useState<{ action: 'cancel' | 'respond'; transitions: number } | null>(null);
@@ -144,11 +150,23 @@ export function DurableRunView({ record, level = 2 }: { record: RunRecord; level
             or closing the tab only stops <em>this browser</em> reading it; the run goes on at the service.
           </p>
           {!confirming ? (
-            <button type="button" className="danger" disabled={status === 'CANCELLING' || cancel.isPending} onClick={() => setConfirming(true)}>
+            <button
+              ref={(el) => {
+                // Back from "Keep it running": focus returns to the button that asked.
+                if (el && refocusCancel.current) {
+                  refocusCancel.current = false;
+                  el.focus();
+                }
+              }}
+              type="button"
+              className="danger"
+              disabled={status === 'CANCELLING' || cancel.isPending}
+              onClick={() => setConfirming(true)}
+            >
               {cancel.isPending ? 'Cancelling…' : 'Cancel run…'}
             </button>
           ) : (
-            <div className="confirm" role="group" aria-label="Confirm cancellation">
+            <div className="confirm" role="group" aria-label="Confirm cancellation" onKeyDown={(e) => escapeCancels(e, keepRunning)}>
               <p>Cancel run {record.runId} on the service? This cannot be undone.</p>
               <button
                 type="button"
@@ -160,7 +178,8 @@ export function DurableRunView({ record, level = 2 }: { record: RunRecord; level
               >
                 Yes, cancel the run
               </button>
-              <button type="button" onClick={() => setConfirming(false)}>
+              {/* Focus starts on the answer that changes nothing: a cancellation cannot be undone. */}
+              <button type="button" onClick={keepRunning} autoFocus>
                 Keep it running
               </button>
             </div>

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useLocation, useNavigate } from 'react-router';
 import { consentResultOf, searchWithoutConsentResult, type ConsentResult } from '../model/tool-auth';
 
@@ -18,7 +18,12 @@ export function useConsentReturn(): { result?: ConsentResult; dismiss(): void } 
 }
 
 /** Back from a consent page: what it said. The statuses themselves are read again where the servers are listed. */
-export function ConsentReturnNotice({ result, onDismiss }: { result: ConsentResult; onDismiss(): void }) {
+export function ConsentReturnNotice({ result, onDismiss, settled = true }: {
+  result: ConsentResult;
+  onDismiss(): void;
+  /** Whether what is drawn above the notice (the agent and its form, read after the page loads) is there: focus waits for it. */
+  settled?: boolean;
+}) {
   const server = result.serverId ? (
     <>
       tool server <code>{result.serverId}</code>
@@ -26,8 +31,17 @@ export function ConsentReturnNotice({ result, onDismiss }: { result: ConsentResu
   ) : (
     'the tool server'
   );
+  // The page was just loaded again: on a phone this notice sits below the whole form. Focus brings it
+  // on screen and has it read out; the next Tab goes on to Dismiss and the servers' statuses.
+  const box = useRef<HTMLDivElement>(null);
+  const focused = useRef(false);
+  useEffect(() => {
+    if (!settled || focused.current) return;
+    focused.current = true;
+    box.current?.focus();
+  }, [settled]);
   return (
-    <div className={result.allowed ? 'notice consent-return' : 'warning'} role="status">
+    <div ref={box} tabIndex={-1} className={result.allowed ? 'notice consent-return' : 'warning'} role="status">
       <p>
         Back from the consent page:{' '}
         {result.allowed ? (
