@@ -17,7 +17,8 @@
  */
 
 export const HISTORY_LIMIT = 50;
-export const HISTORY_BYTES_LIMIT = 100 * 1024 * 1024;
+// In the units the page shows sizes in (1 MB = 1,000,000 bytes): 100 MiB read "104.9 MB" beside the README's 100 MB.
+export const HISTORY_BYTES_LIMIT = 100_000_000;
 /** Pins are outside the limits, so they are capped themselves. */
 export const PIN_LIMIT = 50;
 

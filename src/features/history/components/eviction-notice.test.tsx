@@ -1,11 +1,11 @@
 import { cleanup, render, screen } from '@testing-library/react';
 import { afterEach, expect, it } from 'vitest';
-import type { Eviction } from '../../../db/history';
+import { HISTORY_BYTES_LIMIT, type Eviction } from '../../../db/history';
 import { EvictionNotice } from './eviction-notice';
 
 afterEach(cleanup);
 
-const limits = { items: 50, bytes: 100 * 1024 * 1024 };
+const limits = { items: 50, bytes: 100_000_000 };
 const thread = (n: number) => ({ id: `thread_${n}`, kind: 'thread' as const, title: `Question ${n}`, bytes: 1_000, reason: 'count' as const });
 
 it('counts every item let go since the last dismissal, though it names only the newest', () => {
@@ -16,6 +16,11 @@ it('counts every item let go since the last dismissal, though it names only the 
   expect(text).toContain('conversation “Question 399”');
   expect(text).toContain('conversation “Question 395”, and 394 more.');
   expect(text).not.toContain('Question 394');
+});
+
+it('says history\'s size limit as the README does: 100 MB', () => {
+  render(<EvictionNotice eviction={{ at: 1, limits: { items: 50, bytes: HISTORY_BYTES_LIMIT }, items: [{ ...thread(1), reason: 'size' }] }} />);
+  expect(screen.getByRole('status').textContent).toContain('to stay within 100 MB');
 });
 
 it('a notice kept before the counts were (names only) still counts what it names', () => {
