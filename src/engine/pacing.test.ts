@@ -64,6 +64,16 @@ describe('Pacer', () => {
     expect(gaps[2]).toBeGreaterThanOrEqual(70);
   });
 
+  it('a Retry-After of 0 on every try is backed off like no Retry-After: a looping service gets no burst of tries', async () => {
+    const { baseUrl, seen } = await serve(() => ({ status: 503, headers: { 'retry-after': '0' } }));
+    const pacer = new Pacer({ baseDelayMs: 20, maxAttempts: 4, random: () => 0.999 });
+    await pacer.send(get(baseUrl, '/x')).catch(() => undefined);
+    expect(seen).toHaveLength(4);
+    const gaps = seen.slice(1).map((s, i) => s.at - seen[i]!.at);
+    expect(gaps[0]).toBeGreaterThanOrEqual(15);
+    expect(gaps[2]).toBeGreaterThanOrEqual(70);
+  });
+
   it('never sends again what got no answer unless asked (a run’s creation), and does when asked (a read)', async () => {
     const { baseUrl } = await serve(() => ({ status: 200 }));
     await new Promise<void>((resolve) => server!.close(() => resolve()));

@@ -140,7 +140,8 @@ export class Pacer {
     const unanswered = err.kind === 'network' && err.code !== NOT_CONNECTED;
     if (!(temporary && request.temporary !== false) && !(unanswered && request.network)) return undefined;
     const asked = temporary ? retryAfterMs(err, this.o.now()) : undefined;
-    const wait = asked ?? this.backoff(tries);
+    // "Retry-After: 0" to every try is a loop, not a pace: it is backed off like no Retry-After at all.
+    const wait = asked ? asked : this.backoff(tries);
     if (request.until !== undefined && this.o.now() + wait > request.until) return undefined;
     return wait > this.o.maxWaitMs ? undefined : wait;
   }
