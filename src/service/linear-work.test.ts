@@ -84,17 +84,21 @@ const CASES: Case[] = [
   },
 ];
 
-/** CPU milliseconds this process spends on one request with `body`: the median of five. */
+/**
+ * CPU milliseconds this process spends on one request with `body`: the least of seven. The
+ * process's CPU time counts its other threads too (the collector's), which a loaded machine
+ * delays into whichever request comes next; the least is the request's own work.
+ */
 async function cpuMs(path: string, body: string, status: number): Promise<number> {
   const times: number[] = [];
-  for (let k = 0; k < 5; k++) {
+  for (let k = 0; k < 7; k++) {
     const start = process.cpuUsage();
     const a = await call(service, 'POST', path, { token: TOKENS.agents, body });
     const used = process.cpuUsage(start);
     expect(a.status).toBe(status);
     times.push((used.user + used.system) / 1000);
   }
-  return times.sort((a, b) => a - b)[2]!;
+  return Math.min(...times);
 }
 
 describe('work per request grows with the body, not faster', { timeout: 60_000 }, () => {
