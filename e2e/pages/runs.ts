@@ -147,6 +147,19 @@ export class RunsPage {
     await this.agent(new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`)).click();
     await expect(this.agentHeading).toContainText(name);
     await expect(this.inputForm).toBeVisible();
+    await this.toolsSettled();
+  }
+
+  /**
+   * The agent's tools are drawn above the run's options once read (their part of the page loads
+   * when first needed): a click on an option while they arrive can land, on a loaded machine,
+   * after the options moved down (the press on one element, the release on another).
+   */
+  async toolsSettled() {
+    const tools = this.main.locator('section.agent-tools');
+    // Not drawn without a token that may read them; otherwise there within moments.
+    await tools.waitFor({ timeout: 3_000 }).catch(() => undefined);
+    await expect(tools.getByText('Reading the agent’s tools…')).toHaveCount(0);
   }
 
   /** Opens an agent by its exact id, typed into the picker. */
