@@ -71,7 +71,8 @@ async function rejection(p: Promise<unknown>): Promise<errors.PlatformProblemDet
 }
 
 async function pollUntil(c: ReturnType<typeof client>, agentId: string, runId: string, state: string) {
-  const end = Date.now() + 8000;
+  // Generous: a run reaches its state in well under a second, but on a loaded machine it took over 8.
+  const end = Date.now() + 30_000;
   for (;;) {
     const { run } = await c.glean.agents.getRun(agentId, runId);
     await expectWire(c, 'PlatformAgentRunResponse', 200);
