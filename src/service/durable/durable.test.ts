@@ -336,7 +336,8 @@ describe('deadlines', { timeout: 60_000 }, () => {
 describe('restarts', { timeout: 60_000 }, () => {
   test('an active run is not resumed after a restart and fails once overdue; a paused one can still be approved', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'durable-'));
-    const options = { dataDir: dir, rateLimitPerMinute: 0, durableTimeoutMs: 4000, durableGraceMs: 300 };
+    // A deadline the steps before the second read keep well within, loaded machine included (4 s did not).
+    const options = { dataDir: dir, rateLimitPerMinute: 0, durableTimeoutMs: 10_000, durableGraceMs: 300 };
     try {
       let svc = createService(options);
       let http = await listen(svc, 0);
@@ -369,7 +370,7 @@ describe('restarts', { timeout: 60_000 }, () => {
       expectRun(await a.respond('expense-filer', pausedId, [{ interaction_id: paused.pending_interactions[0]!.interaction_id, decision: 'REJECT' }]));
       expect(outputTexts(await a.state('expense-filer', pausedId, 'SUCCEEDED')).at(-2)).toMatch(/^Rejected/);
 
-      await a.until('long-runner', longId, (r) => r.state === 'FAILED', 8000);
+      await a.until('long-runner', longId, (r) => r.state === 'FAILED', 25_000);
       await http.close();
       svc.close();
     } finally {
