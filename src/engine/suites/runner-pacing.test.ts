@@ -69,8 +69,10 @@ it('keeps to an instance’s rate limit: every case passes, and after a 429 noth
   const refused = proxy.seen.filter((r) => r.status === 429);
   expect(refused.length).toBeGreaterThan(0);
   // Each 429 said to wait until its window ends: no request of the suite went out in that time.
+  // Seen where they arrive: one sent before the 429 came back may arrive after it, late by up
+  // to 97 ms on a loaded machine; unpaced, the others would fill the window.
   for (const r of refused) {
-    const during = proxy.seen.filter((o) => o.at > r.at + 50 && o.at < r.at + 900);
+    const during = proxy.seen.filter((o) => o.at > r.at + 200 && o.at < r.at + 900);
     expect(during, `requests sent within the Retry-After of the 429 at ${r.at}`).toEqual([]);
   }
 }, 180_000);
