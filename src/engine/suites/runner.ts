@@ -169,7 +169,8 @@ export async function runOnce(request: RunRequest, env: RunnerEnv, stops: StopFa
           // Refused (a 409: the run moved on; or still refused after the pacer's tries): it is read again, and decided again if it still asks.
           return false;
         }
-        decisions.push(...chosen);
+        // One by one: an instance may ask for any number of approvals, past what spread arguments take.
+        for (const d of chosen) decisions.push(d);
         return true;
       },
     });
